@@ -1,0 +1,1 @@
+"""Camera backends, seat buttons, recorder, Pi service files."""

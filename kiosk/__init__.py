@@ -1,0 +1,1 @@
+"""The apps: table kiosk, scoreboard, broadcast overlay, review desk, and the ``guandan`` CLI."""

@@ -1,0 +1,1 @@
+"""Card detection (onnxruntime), table calibration and tracking, synthetic data and training."""
