@@ -1,0 +1,273 @@
+"""Observations: what the table pipeline tells the referee (CONTRACT.md "Observation JSON").
+
+One JSON object per line, each with ``t`` (seconds) and ``type``:
+
+=================  ============================================================================
+``deal_start``     ``{first_leader?, level?}``: a new deal is dealt. ``first_leader``: the seat
+                   that drew the face-up card (first deal of a match). ``level``: the cut card
+                   of a random-level profile (``"joker"`` or null: no level card, no wilds).
+``played``         ``{seat, cards}``: cards landed in a seat's play zone.
+``pass``           ``{seat}``: a pass (button or gesture).
+``tribute``        ``{seat, card, to?}``: a tribute card given by ``seat`` (``to``: the receiver,
+                   when the pipeline saw it; needed when 上游 chooses between equal tributes).
+``tribute_return`` ``{seat, card, to?}``: a card returned by ``seat``.
+``shown``          ``{seat, cards}``: cards shown, e.g. two big jokers for anti-tribute.
+``exposed``        ``{seat|null, cards}``: cards seen outside a play.
+``trick_cleared``  ``{}``: the table was cleared.
+``count_report``   ``{seat, count}`` (ours): a seat's spoken card count (报牌), when reported.
+``correction``     ``{replaces, with?}``: a referee's fix of the event ``replaces`` (an event
+                   id); ``with`` is an observation (or a list of them) to use instead of the
+                   one that produced that event; absent = void it.
+=================  ============================================================================
+
+Unknown extra fields are kept in ``extra`` (CONTRACT.md: "add freely"); the simulator puts its
+ground truth there (``mischief``). :func:`parse_observation` raises :class:`ObservationError`
+naming the field (and the line, through ``where``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from engine.cards import Card, CardError, parse_card, parse_level
+
+__all__ = [
+    "OBSERVATION_TYPES",
+    "Observation",
+    "ObservationError",
+    "parse_observation",
+    "dump_observation",
+]
+
+SEATS: Final = ("N", "E", "S", "W")
+OBSERVATION_TYPES: Final = (
+    "deal_start",
+    "played",
+    "pass",
+    "tribute",
+    "tribute_return",
+    "shown",
+    "exposed",
+    "trick_cleared",
+    "count_report",
+    "correction",
+)
+_KNOWN: Final = {
+    "t",
+    "type",
+    "seat",
+    "cards",
+    "card",
+    "to",
+    "first_leader",
+    "level",
+    "count",
+    "replaces",
+    "with",
+}
+
+
+class ObservationError(ValueError):
+    """A malformed observation; the message names the line (when known) and the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One observation. Only the fields of its ``type`` are meaningful."""
+
+    t: float
+    type: str
+    seat: str | None = None
+    cards: tuple[Card, ...] = ()
+    to: str | None = None
+    first_leader: str | None = None
+    #: deal_start of a random-level profile: the cut rank; "" = not given; None = a joker.
+    level: str | None = ""
+    count: int = -1
+    replaces: str = ""
+    #: correction: the observations to use instead (empty = void)
+    replacement: tuple[Observation, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __hash__(self) -> int:  # ``extra`` is a dict
+        return hash((self.t, self.type, self.seat, self.cards, self.replaces))
+
+    @property
+    def card(self) -> Card:
+        """The single card of a tribute or a return."""
+        return self.cards[0]
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"t": self.t, "type": self.type}
+        ty = self.type
+        if ty == "deal_start":
+            if self.first_leader is not None:
+                out["first_leader"] = self.first_leader
+            if self.level != "":
+                out["level"] = self.level if self.level is not None else "joker"
+        elif ty in ("played", "shown", "exposed"):
+            out["seat"] = self.seat
+            out["cards"] = [str(c) for c in self.cards]
+        elif ty == "pass":
+            out["seat"] = self.seat
+        elif ty in ("tribute", "tribute_return"):
+            out["seat"] = self.seat
+            out["card"] = str(self.cards[0])
+            if self.to is not None:
+                out["to"] = self.to
+        elif ty == "count_report":
+            out["seat"] = self.seat
+            out["count"] = self.count
+        elif ty == "correction":
+            out["replaces"] = self.replaces
+            if self.replacement:
+                reps = [o.to_json() for o in self.replacement]
+                out["with"] = reps[0] if len(reps) == 1 else reps
+        out.update(self.extra)
+        return out
+
+
+def dump_observation(obs: Observation) -> str:
+    """One JSON line (no newline)."""
+    return json.dumps(obs.to_json(), ensure_ascii=False, separators=(",", ":"))
+
+
+def _fail(where: str, msg: str) -> ObservationError:
+    return ObservationError(f"{where}: {msg}")
+
+
+def _seat(obj: Mapping[str, Any], key: str, where: str, *, nullable: bool = False) -> str | None:
+    if key not in obj:
+        if nullable:
+            return None
+        raise _fail(where, f"field {key!r} is missing; give a seat N, E, S or W")
+    v = obj[key]
+    if v is None and nullable:
+        return None
+    if not isinstance(v, str) or v.strip().upper() not in SEATS:
+        extra = " or null" if nullable else ""
+        raise _fail(where, f"field {key!r} = {v!r} is not a seat; use N, E, S or W{extra}")
+    return v.strip().upper()
+
+
+def _cards(obj: Mapping[str, Any], key: str, where: str) -> tuple[Card, ...]:
+    if key not in obj:
+        raise _fail(where, f"field {key!r} is missing; give a list of cards like ['S3', 'HT']")
+    v = obj[key]
+    if isinstance(v, str):
+        items: list[Any] = [x for x in v.replace(",", " ").split() if x]
+    elif isinstance(v, list):
+        items = v
+    else:
+        raise _fail(where, f"field {key!r} must be a list of cards, got {v!r}")
+    if not items:
+        raise _fail(where, f"field {key!r} is empty; an observation of cards needs at least one")
+    out: list[Card] = []
+    for i, c in enumerate(items):
+        try:
+            out.append(parse_card(c))
+        except CardError as exc:
+            raise _fail(where, f"field {key!r}[{i}]: {exc}") from None
+    # A third copy of a card is not malformed input: it is a probable misread, which the
+    # referee flags as ``duplicate_card`` (the feed never stops on it).
+    return tuple(out)
+
+
+def _card(obj: Mapping[str, Any], key: str, where: str) -> tuple[Card, ...]:
+    if key not in obj:
+        raise _fail(where, f"field {key!r} is missing; give one card like 'SA'")
+    v = obj[key]
+    if isinstance(v, list) and len(v) == 1:
+        v = v[0]
+    try:
+        return (parse_card(v),)
+    except CardError as exc:
+        raise _fail(where, f"field {key!r}: {exc}") from None
+
+
+def parse_observation(obj: Mapping[str, Any] | str, *, where: str = "observation") -> Observation:
+    """An :class:`Observation` from its JSON object or text; :class:`ObservationError` names the
+    field that is wrong (``where`` names the line, e.g. ``"obs.jsonl line 12"``)."""
+    if isinstance(obj, str):
+        try:
+            obj = json.loads(obj)
+        except json.JSONDecodeError as exc:
+            raise _fail(where, f"not JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(obj, Mapping):
+        raise _fail(where, f"an observation must be a JSON object, got {type(obj).__name__}")
+    if "t" not in obj:
+        raise _fail(where, "field 't' is missing; give seconds since the recording started")
+    t = obj["t"]
+    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
+        raise _fail(where, f"field 't' must be a number of seconds >= 0, got {t!r}")
+    if "type" not in obj:
+        raise _fail(where, "field 'type' is missing; one of " + ", ".join(OBSERVATION_TYPES))
+    ty = obj["type"]
+    if ty not in OBSERVATION_TYPES:
+        raise _fail(
+            where, f"field 'type' = {ty!r} is unknown; one of " + ", ".join(OBSERVATION_TYPES)
+        )
+    w = f"{where} ({ty})"
+    extra = {k: v for k, v in obj.items() if k not in _KNOWN}
+    tf = float(t)
+    if ty == "deal_start":
+        fl = _seat(obj, "first_leader", w, nullable=True)
+        level: str | None = ""
+        if "level" in obj:
+            lv = obj["level"]
+            if lv is None or (isinstance(lv, str) and lv.strip().lower() in ("joker", "none")):
+                level = None
+            else:
+                try:
+                    level = parse_level(lv)
+                except CardError as exc:
+                    raise _fail(w, f"field 'level': {exc} (or 'joker' for no level)") from None
+        return Observation(tf, ty, first_leader=fl, level=level, extra=extra)
+    if ty in ("played", "shown"):
+        return Observation(tf, ty, seat=_seat(obj, "seat", w), cards=_cards(obj, "cards", w),
+                           extra=extra)  # fmt: skip
+    if ty == "exposed":
+        seat = _seat(obj, "seat", w, nullable=True)
+        return Observation(tf, ty, seat=seat, cards=_cards(obj, "cards", w), extra=extra)
+    if ty == "pass":
+        return Observation(tf, ty, seat=_seat(obj, "seat", w), extra=extra)
+    if ty in ("tribute", "tribute_return"):
+        seat = _seat(obj, "seat", w)
+        to = _seat(obj, "to", w, nullable=True)
+        return Observation(tf, ty, seat=seat, cards=_card(obj, "card", w), to=to, extra=extra)
+    if ty == "trick_cleared":
+        return Observation(tf, ty, extra=extra)
+    if ty == "count_report":
+        seat = _seat(obj, "seat", w)
+        if "count" not in obj:
+            raise _fail(w, "field 'count' is missing; give the number of cards reported")
+        n = obj["count"]
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 27:
+            raise _fail(w, f"field 'count' must be a whole number 0..27, got {n!r}")
+        return Observation(tf, ty, seat=seat, count=n, extra=extra)
+    # correction
+    if "replaces" not in obj:
+        raise _fail(w, "field 'replaces' is missing; give the id of the event to fix")
+    rid = obj["replaces"]
+    if not isinstance(rid, str) or not rid:
+        raise _fail(w, f"field 'replaces' must be an event id string, got {rid!r}")
+    reps: tuple[Observation, ...] = ()
+    if "with" in obj and obj["with"] is not None:
+        raw = obj["with"]
+        items: Sequence[Any] = raw if isinstance(raw, list) else [raw]
+        parsed: list[Observation] = []
+        for i, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                raise _fail(w, f"field 'with' must be an observation object, got {item!r}")
+            sub = dict(item)
+            sub.setdefault("t", tf)
+            o = parse_observation(sub, where=f"{w} field 'with'[{i}]")
+            if o.type in ("correction", "deal_start"):
+                raise _fail(w, f"field 'with'[{i}]: a correction cannot insert a {o.type}")
+            parsed.append(o)
+        reps = tuple(parsed)
+    return Observation(tf, ty, replaces=rid, replacement=reps, extra=extra)

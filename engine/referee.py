@@ -1,0 +1,816 @@
+"""The deal referee: observations in, events out (CONTRACT.md), never seeing a hand.
+
+:class:`Referee` reads what the table pipeline saw - cards played by a seat, passes, tribute
+cards, shown and exposed cards, spoken counts, corrections - and emits the event log. The state
+(:class:`engine.deal.TableState`) changes only by applying the emitted events, so
+``fold(referee.events, profile) == referee.state`` holds at every step.
+
+What it infers from plays alone: whose turn it is, whether each play is a combo that beats the
+trick (the reading: strongest first, but the smaller full house when undeclared - 000 "否则只当小
+牌用"), how many cards each seat still holds (27 at the start; tribute swaps one for one), who
+went out in what place, when the deal ends (a team with both players out), the tribute and who
+leads (engine/tribute.py), and the fouls of CONTRACT.md with the profile's penalty:
+
+* ``out_of_turn``: a seat plays while another is on turn (or after it has gone out). The play is
+  taken back and never moves the turn; the offender loses the trick (002 十一 3).
+* ``illegal_play``: not a combo, or does not beat the trick, or the leader passes. It is flagged
+  and never blocks the feed: the cards stay out (000 line 449), the trick is unchanged, the
+  offender loses the trick.
+* ``exposed_card``: cards seen outside a play; the offender loses the trick (002 十一 2).
+* ``slow_play``: from the observation times, profile ``slow_play`` (002 第一篇 十二: 30 s normal,
+  a warning, 15 s later a foul; 000 篇3: first play 40 s; returns within 40 s).
+* ``card_count``: a spoken count (``count_report`` observation) that is wrong; the first
+  ``fouls.count_report_warnings`` per seat are warnings (002 "第一次警告，第二次则记犯规").
+  ``count_alert`` events say when a seat reaches the report threshold (报牌).
+* ``wrong_tribute``: a wild as tribute, a return above the limit, or a tribute that was not the
+  payer's highest card (seen when the payer plays a higher non-wild card it did not receive).
+* ``duplicate_card``: a card seen a third time in a deal (two decks hold two): copies played,
+  plus copies known to be in another hand (tribute, return, shown, exposed), plus this one. A
+  probable misread: flagged for review, not counted against the pair.
+
+Three counted fouls by a pair (``fouls.limit``): ``match_lost`` ends the match for the opponents,
+``deal_lost`` scores the deal as a forfeit (``MatchState.after_forfeit``).
+
+Corrections (``correction`` observations) replace or void the observation behind an earlier
+event; the referee re-runs the corrected observations, appends a ``correction`` event
+(``replaces``: the first event that changes; ``by``: the first event of the new continuation or
+null) and then the corrected continuation. Nothing is deleted; :func:`engine.deal.fold` gives the
+same state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, NamedTuple
+
+from engine.cards import BIG_JOKER, Card
+from engine.combos import Combo, ComboRules, classify
+from engine.deal import (
+    SEATS,
+    TEAMS,
+    DealState,
+    TableState,
+    apply_event,
+    combo_json,
+    play_level,
+    third_copies,
+)
+from engine.events import Event, event_id
+from engine.match import MatchState, team_of
+from engine.observations import Observation, dump_observation
+from engine.profiles import Profile
+from engine.tribute import (
+    TributePlan,
+    anti_tribute_holds,
+    assign_double,
+    higher_than_tribute,
+    partner,
+    plan_tribute,
+    return_problem,
+    tribute_problem,
+)
+
+__all__ = ["Referee", "referee_events", "choose_reading", "combo_json"]
+
+_OTHER: Final = {"NS": "EW", "EW": "NS"}
+
+
+class _Payload(NamedTuple):
+    type: str
+    t: float
+    deal: int
+    data: dict[str, Any]
+    origin: int
+
+
+@dataclass
+class _Phase:
+    """Tribute observations held until the leader is known (then emitted in order)."""
+
+    plan: TributePlan
+    t0: float
+    origin: int
+    base: dict[str, Any]
+    level: str | None
+    items: list[tuple[Observation, int]] = field(default_factory=list)
+    paid: dict[str, Card] = field(default_factory=dict)
+    shown: dict[str, list[Card]] = field(default_factory=dict)
+    chosen: str | None = None
+
+
+@dataclass
+class _Ctx:
+    """The tribute of the deal in progress, for returns."""
+
+    payer_of: dict[str, str] = field(default_factory=dict)  # receiver -> payer
+    tribute_t: dict[str, float] = field(default_factory=dict)  # receiver -> when it received
+    returned: set[str] = field(default_factory=set)
+    emitted: set[str] = field(default_factory=set)  # payers whose tribute event is out
+    anti: bool = False
+    anti_emitted: bool = False
+
+
+def choose_reading(
+    cards: Sequence[Card],
+    top: Combo | None,
+    level: str,
+    profile: Profile,
+    rules: ComboRules | None = None,
+) -> tuple[Combo | None, str]:
+    """The reading of a play against the trick ``top`` (None: a lead), or (None, why not).
+
+    Strongest reading that qualifies; for a full house the smallest one, since an undeclared
+    full house counts as the smaller (000: "出牌时要说明当何牌，否则只当小牌用")."""
+    readings = classify(cards, level, rules=rules or profile.combo_rules)
+    if not readings:
+        mx = profile.combos.max_cards_per_play
+        if mx is not None and len(cards) > mx:
+            return None, f"{len(cards)} cards in one play; this profile allows at most {mx}"
+        return None, "not a combo"
+    if top is None:
+        cand = readings
+    else:
+        cand = [r for r in readings if r.beats(top)]
+        if not cand:
+            return None, f"does not beat the trick ({top.kind} {top.key})"
+    best = cand[0]
+    if best.kind == "full_house":
+        best = [r for r in cand if r.kind == "full_house"][-1]
+    return best, ""
+
+
+class _Core:
+    """The deterministic machine: observation -> event payloads, applied to ``st`` as emitted."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.p = profile
+        self.rules = profile.combo_rules
+        self.st = TableState.new(profile)
+        self.out: list[_Payload] = []
+        self.origin = 0
+        self.phase: _Phase | None = None
+        self.ctx = _Ctx()
+
+    # ------------------------------------------------------------------ emit
+    def emit(self, etype: str, t: float, data: dict[str, Any], combo: Combo | None = None) -> None:
+        apply_event(self.st, etype, t, data, combo)
+        self.out.append(_Payload(etype, t, self.st.deal_no, data, self.origin))
+
+    def notice(self, t: float, detail: str, **extra: Any) -> None:
+        data: dict[str, Any] = {"detail": detail}
+        data.update(extra)
+        self.emit("notice", t, data)
+
+    def foul(self, t: float, seat: str | None, kind: str, detail: str, **extra: Any) -> None:
+        if kind == "duplicate_card":
+            penalty = "review: probable misread, not counted"
+        elif kind in ("out_of_turn", "exposed_card", "illegal_play") and seat is not None:
+            penalty = (
+                "loses the trick" if getattr(self.p.fouls, kind) == "lose_trick" else "foul only"
+            )
+            if kind == "out_of_turn":
+                penalty = "taken back; " + penalty
+        elif kind == "wrong_tribute" and extra.get("void"):
+            penalty = "hand void (treated as last)"
+        else:
+            penalty = "foul"
+        data: dict[str, Any] = {"seat": seat, "kind": kind, "detail": detail, "penalty": penalty}
+        data.update(extra)
+        self.emit("foul", t, data)
+
+    # ------------------------------------------------------------------ feed
+    def feed(self, obs: Observation, origin: int) -> list[_Payload]:
+        self.out = []
+        self.origin = origin
+        ty = obs.type
+        if self.phase is not None and ty in (
+            "tribute",
+            "tribute_return",
+            "shown",
+            "exposed",
+            "count_report",
+            "trick_cleared",
+        ):
+            self._phase_add(obs)
+        else:
+            if self.phase is not None:
+                self._resolve(obs.t, complete=False)
+            if ty == "deal_start":
+                self._deal_start(obs)
+            elif ty == "played":
+                self._played(obs)
+            elif ty == "pass":
+                self._pass(obs)
+            elif ty == "tribute_return":
+                self._return(obs)
+            elif ty == "exposed":
+                self._exposed(obs)
+            elif ty == "count_report":
+                self._count_report(obs)
+            elif ty == "trick_cleared":
+                self._trick_cleared(obs)
+            elif ty in ("tribute", "shown"):
+                self.notice(obs.t, f"{ty} by {obs.seat} outside the tribute: ignored")
+            else:  # a correction reaching the core: the Referee handles those
+                self.notice(obs.t, f"{ty} observation not handled here: ignored")
+        self._after(obs.t)
+        return self.out
+
+    def _live_deal(self) -> DealState | None:
+        d = self.st.deal
+        if d is None or d.over or self.st.match_over:
+            return None
+        return d
+
+    # ------------------------------------------------------------------ deal start and tribute
+    def _deal_start(self, obs: Observation) -> None:
+        st, p = self.st, self.p
+        d = st.deal
+        if d is not None and not d.over and not st.match_over:
+            self.notice(
+                obs.t,
+                f"deal {d.number} abandoned: a new deal started before it ended (no result)",
+                abandoned=True,
+            )
+        new_match = st.match_over
+        if new_match:
+            match_no = st.match_no + 1
+            game = 1 if (p.match.best_of == 1 or st.series_over) else st.game + 1
+            match = MatchState.new(p)
+            prev: tuple[str, ...] | None = None
+        else:
+            match_no, game, match, prev = st.match_no, st.game, st.match, st.prev_order
+        level = match.deal_level
+        if p.deals.level == "random" and obs.level != "":
+            level = obs.level
+        base: dict[str, Any] = {
+            "level": level,
+            "leader": None,
+            "match": match_no,
+            "game": game,
+            "declarer": match.declarer,
+            "levels": match.levels,
+        }
+        plan = plan_tribute(prev, p.tribute.enabled)
+        self.ctx = _Ctx()
+        if plan.kind == "none":
+            if plan.first is None:
+                leader = obs.first_leader
+                base["lead_by"] = "first_leader" if leader else "unknown"
+            elif p.tribute.no_tribute_leader == "previous_last":
+                leader = plan.order[3]
+                base["lead_by"] = "previous_last"
+            else:
+                leader = plan.first
+                base["lead_by"] = "previous_first"
+            base["leader"] = leader
+            self.emit("deal_started", obs.t, base)
+            return
+        self.phase = _Phase(plan, obs.t, self.origin, base, level)
+
+    def _phase_add(self, obs: Observation) -> None:
+        ph = self.phase
+        assert ph is not None
+        ph.items.append((obs, self.origin))
+        seat = obs.seat
+        if obs.type == "tribute" and seat in ph.plan.payers and seat not in ph.paid:
+            ph.paid[seat] = obs.card
+            if obs.to is not None and obs.to == ph.plan.first:
+                ph.chosen = seat
+        elif obs.type == "shown" and seat in ph.plan.payers:
+            ph.shown.setdefault(seat, []).extend(obs.cards)
+        anti = self.p.tribute.anti_tribute and anti_tribute_holds(ph.plan, ph.shown)
+        if anti or len(ph.paid) == len(ph.plan.payers):
+            self._resolve(obs.t, complete=True)
+
+    def _resolve(self, t: float, complete: bool) -> None:
+        ph = self.phase
+        assert ph is not None
+        self.phase = None
+        p, plan = self.p, ph.plan
+        lv = play_level(ph.level)
+        anti = p.tribute.anti_tribute and anti_tribute_holds(plan, ph.shown)
+        ctx = self.ctx = _Ctx(anti=anti)
+        how: str
+        leader: str | None
+        if anti:
+            leader = (
+                plan.first if p.tribute.no_tribute_leader == "previous_first" else plan.order[3]
+            )
+            how = "anti_tribute"
+        elif plan.kind == "single":
+            payer = plan.payers[0]
+            ctx.payer_of[plan.receivers[0]] = payer
+            leader, how = payer, "single_down"
+        elif len(ph.paid) == 2:
+            assign, leader, how = assign_double(
+                plan, ph.paid, lv, p.tribute.double_tie, p.play.seat_order, ph.chosen
+            )
+            for payer, recv in assign.items():
+                ctx.payer_of[recv] = payer
+            how = "double_down_" + how
+        else:
+            # incomplete double tribute: the seen card goes to 上游, its giver leads
+            seen = [s for s in plan.payers if s in ph.paid]
+            if seen:
+                ctx.payer_of[plan.receivers[0]] = seen[0]
+                other = next(s for s in plan.payers if s != seen[0])
+                ctx.payer_of[plan.receivers[1]] = other
+                leader = seen[0]
+            else:
+                ctx.payer_of[plan.receivers[0]] = plan.payers[1]
+                ctx.payer_of[plan.receivers[1]] = plan.payers[0]
+                leader = None
+            how = "double_down_incomplete"
+        base = dict(ph.base)
+        base["leader"] = leader
+        base["lead_by"] = how
+        base["tribute"] = plan.kind
+        here = self.origin
+        self.origin = ph.origin
+        self.emit("deal_started", ph.t0, base)
+        shown: dict[str, list[Card]] = {}
+        for o, org in ph.items:
+            self.origin = org
+            if o.type == "tribute":
+                self._tribute(o)
+            elif o.type == "shown":
+                if o.seat in plan.payers:
+                    shown.setdefault(o.seat, []).extend(o.cards)
+                if anti and not ctx.anti_emitted and anti_tribute_holds(plan, shown):
+                    seats = [s for s in plan.payers if BIG_JOKER in shown.get(s, [])]
+                    cards = {s: [str(c) for c in shown[s] if c == BIG_JOKER] for s in seats}
+                    self.emit(
+                        "anti_tribute", o.t, {"seats": seats, "leader": leader, "shown": cards}
+                    )
+                    ctx.anti_emitted = True
+                elif not anti or o.seat not in plan.payers:
+                    self.notice(o.t, f"cards shown by {o.seat}: not an anti-tribute")
+            elif o.type == "tribute_return":
+                self._return(o)
+            elif o.type == "exposed":
+                self._exposed(o)
+            elif o.type == "count_report":
+                self._count_report(o)
+            else:
+                self._trick_cleared(o)
+        self.origin = here
+        if not complete and not anti:
+            missing = [s for s in plan.payers if s not in ph.paid]
+            if missing:
+                self.notice(t, "tribute not seen from " + ", ".join(missing), missing=missing)
+
+    def _tribute(self, o: Observation) -> None:
+        ctx, seat = self.ctx, o.seat
+        assert seat is not None
+        recv = next((r for r, pay in ctx.payer_of.items() if pay == seat), None)
+        if ctx.anti or recv is None or seat in ctx.emitted:
+            self.notice(o.t, f"tribute {o.card} by {seat} not expected: ignored")
+            return
+        ctx.emitted.add(seat)
+        ctx.tribute_t[recv] = o.t
+        self.emit("tribute", o.t, {"from": seat, "to": recv, "card": str(o.card)})
+        if o.to is not None and o.to != recv:
+            self.notice(
+                o.t, f"tribute {o.card} by {seat} went to {o.to}; the rules give it to {recv}"
+            )
+        d = self.st.deal
+        why = tribute_problem(o.card, d.level if d is not None else None)
+        if why:
+            self.foul(o.t, seat, "wrong_tribute", why, cards=[str(o.card)])
+
+    def _return(self, o: Observation) -> None:
+        ctx, seat, p = self.ctx, o.seat, self.p
+        assert seat is not None
+        d = self._live_deal()
+        payer = ctx.payer_of.get(seat)
+        if d is None or payer is None or seat in ctx.returned or seat not in ctx.tribute_t:
+            self.notice(o.t, f"return {o.card} by {seat} not expected: ignored")
+            return
+        ctx.returned.add(seat)
+        self.emit("tribute_returned", o.t, {"from": seat, "to": payer, "card": str(o.card)})
+        if o.to is not None and o.to != payer:
+            self.notice(o.t, f"return {o.card} by {seat} went to {o.to}; it is owed to {payer}")
+        why = return_problem(
+            o.card, seat, payer, d.level, p.tribute.return_limit, p.tribute.return_fallback
+        )
+        if why:
+            self.foul(o.t, seat, "wrong_tribute", why, cards=[str(o.card)])
+        waited = o.t - ctx.tribute_t[seat]
+        if waited > p.slow_play.tribute_seconds:
+            self.foul(
+                o.t,
+                seat,
+                "slow_play",
+                f"returned after {waited:.1f} s; the limit is {p.slow_play.tribute_seconds} s",
+            )
+
+    # ------------------------------------------------------------------ play
+    def _slow(self, t: float, seat: str, d: DealState) -> None:
+        sp = self.p.slow_play
+        limit = sp.first_play_seconds if d.plays == 0 and d.top is None else sp.play_seconds
+        waited = t - d.clock
+        if waited <= limit:
+            return
+        foul_at = max(sp.warning_seconds, limit + sp.grace_seconds) if sp.warning else limit
+        if waited > foul_at:
+            self.foul(t, seat, "slow_play", f"took {waited:.1f} s; foul after {foul_at} s")
+        else:
+            self.emit(
+                "warning",
+                t,
+                {"seat": seat, "kind": "slow_play", "detail": f"took {waited:.1f} s (> {limit} s)"},
+            )
+
+    def _played(self, obs: Observation) -> None:
+        seat = obs.seat
+        assert seat is not None
+        cards = list(obs.cards)
+        text = [str(c) for c in cards]
+        d = self._live_deal()
+        if d is None:
+            self.notice(obs.t, f"play {' '.join(text)} by {seat} outside a deal: ignored")
+            return
+        if d.counts[seat] == 0:
+            self.foul(obs.t, seat, "out_of_turn", f"{seat} has gone out", cards=text)
+            return
+        seen: dict[Card, int] = {}
+        for c in cards:
+            seen[c] = seen.get(c, 0) + 1
+        if d.turn is not None and seat != d.turn:
+            extra: dict[str, Any] = {"cards": text}
+            if self.p.fouls.partner_lead_ban and max(seen.values()) <= 2:
+                readings = classify(cards, play_level(d.level), rules=self.rules)
+                if readings:
+                    extra["lead_ban"] = {"seat": partner(seat), "kind": readings[0].kind}
+            self.foul(obs.t, seat, "out_of_turn", f"{d.turn} was on turn", **extra)
+            return
+        self._slow(obs.t, seat, d)
+        dup = [str(c) for c in third_copies(d, seat, cards)]
+        if dup:
+            self.foul(
+                obs.t,
+                seat,
+                "duplicate_card",
+                f"{', '.join(dup)} seen a third time this deal: probable misread",
+                cards=dup,
+            )
+        if len(cards) > d.counts[seat]:
+            self.notice(
+                obs.t, f"{seat} played {len(cards)} cards but should hold only {d.counts[seat]}"
+            )
+        if any(n > 2 for n in seen.values()):
+            combo, why = None, "not a combo: more than two copies of a card in one play"
+        else:
+            combo, why = choose_reading(cards, d.top, play_level(d.level), self.p, self.rules)
+        ban = d.lead_ban
+        if (
+            combo is not None
+            and d.top is None
+            and ban is not None
+            and ban[0] == seat
+            and ban[2] == d.tricks
+            and combo.kind == ban[1]
+        ):
+            combo, why = (
+                None,
+                (
+                    f"may not lead a {ban[1]} this trick: the partner played out of turn "
+                    "(national 2022)"
+                ),
+            )
+        left = max(0, d.counts[seat] - len(cards))
+        hi: Card | None = None
+        if seat in d.paid and seat not in d.tribute_flagged:
+            hi = higher_than_tribute(d.paid[seat], cards, list(d.received.get(seat, ())), d.level)
+        if combo is None:
+            self.emit(
+                "play",
+                obs.t,
+                {
+                    "seat": seat,
+                    "cards": text,
+                    "combo": None,
+                    "legal": False,
+                    "reason": why,
+                    "left": left,
+                },
+            )
+            self.foul(obs.t, seat, "illegal_play", why, cards=text)
+        else:
+            self.emit(
+                "play",
+                obs.t,
+                {
+                    "seat": seat,
+                    "cards": text,
+                    "combo": combo_json(combo),
+                    "legal": True,
+                    "left": left,
+                },
+                combo,
+            )
+        if hi is not None:
+            void = self.p.tribute.wrong_tribute == "hand_void" and left > 0
+            self.foul(
+                obs.t,
+                seat,
+                "wrong_tribute",
+                f"paid {d.paid[seat]} as tribute but held the higher {hi}",
+                cards=[str(d.paid[seat]), str(hi)],
+                void=void,
+            )
+            if void:
+                self._check_end(obs.t, d)
+                if d.over:
+                    return
+        n = self.p.report.card_count
+        if 0 < left <= n and seat not in d.alerted:
+            self.emit("count_alert", obs.t, {"seat": seat, "count": left, "threshold": n})
+        if left == 0:
+            self._seat_out(obs.t, seat, d)
+
+    def _seat_out(self, t: float, seat: str, d: DealState) -> None:
+        self.emit("seat_out", t, {"seat": seat, "place": len(d.order) + 1})
+        self._check_end(t, d)
+
+    def _check_end(self, t: float, d: DealState) -> None:
+        """The deal ends when a team has both players out, or - with a void hand (national) -
+        when at most one seat still plays; void hands finish last."""
+        if d.over:
+            return
+        live = [s for s in SEATS if s not in d.order and s not in d.void]
+        both_out = any(all(s in d.order for s in tm) for tm in TEAMS)
+        if not both_out and not (d.void and len(live) <= 1):
+            return
+        order = self.st.seat_order
+        turn = d.turn
+        start = order.index(turn) if turn is not None else 0
+        live.sort(key=lambda s: (d.counts[s], (order.index(s) - start) % 4))
+        final = list(d.order) + live + sorted(d.void, key=order.index)
+        new = self.st.match.after_deal(final)
+        self.emit(
+            "deal_ended",
+            t,
+            {
+                "order": final,
+                "levels": new.levels,
+                "winner": team_of(final[0]),
+                "deal_points": new.deal_points,
+                "a_failures": new.a_failures,
+                "a_attempt": new.history[-1].a_attempt,
+            },
+        )
+        self._match_check(t)
+
+    def _match_check(self, t: float) -> None:
+        st, p = self.st, self.p
+        m = st.match
+        if m.over:
+            by = "passed_a" if p.promotes else "deal_points"
+            if m.winner is None:
+                by = "draw"
+            self._end_match(t, m.winner, by)
+            return
+        limit = p.time.limit_minutes * 60
+        if limit and t - st.match_started >= limit and not st.time_called:
+            self.emit("time_called", t, {"elapsed": round(t - st.match_started, 3)})
+        if st.time_called and st.deals_after_time > 0:
+            r = m.result_at_time(extra_deals_played=st.deals_after_time - 1)
+            if r.needs_extra_deal:
+                self.notice(t, "time called with the levels equal: one more deal")
+            else:
+                self._end_match(t, r.winner, r.decided_by)
+
+    def _end_match(self, t: float, winner: str | None, reason: str, **extra: Any) -> None:
+        st, p = self.st, self.p
+        data: dict[str, Any] = {"winner": winner, "reason": reason}
+        data.update(extra)
+        m = st.match
+        if "forfeit" in extra and not m.over:
+            m = m.after_forfeit(extra["forfeit"])
+        data["levels"] = m.levels
+        data["deal_points"] = m.deal_points
+        data["match"] = st.match_no
+        data["game"] = st.game
+        self.emit("match_ended", t, data)
+        if p.match.best_of > 1:
+            need = p.match.best_of // 2 + 1
+            lead = next((tm for tm in TEAMS if st.series[tm] >= need), None)
+            if lead is not None:
+                self.emit("series_ended", t, {"winner": lead, "wins": dict(st.series)})
+
+    def _pass(self, obs: Observation) -> None:
+        seat = obs.seat
+        assert seat is not None
+        d = self._live_deal()
+        if d is None:
+            self.notice(obs.t, f"pass by {seat} outside a deal: ignored")
+            return
+        if d.turn is None or seat != d.turn:
+            who = d.turn if d.turn is not None else "the first leader"
+            self.notice(obs.t, f"pass by {seat} while {who} is on turn: ignored")
+            return
+        if d.top is None:
+            self.foul(obs.t, seat, "illegal_play", "the leader must play, not pass")
+            return
+        self._slow(obs.t, seat, d)
+        self.emit("pass", obs.t, {"seat": seat})
+
+    def _exposed(self, obs: Observation) -> None:
+        text = [str(c) for c in obs.cards]
+        if self._live_deal() is None:
+            self.notice(obs.t, f"cards {' '.join(text)} exposed outside a deal")
+            return
+        d = self._live_deal()
+        assert d is not None
+        dup = third_copies(d, obs.seat, obs.cards)
+        if dup:
+            self.foul(
+                obs.t,
+                obs.seat,
+                "duplicate_card",
+                f"{', '.join(map(str, dup))} exposed but two copies are already accounted for: "
+                "probable misread",
+                cards=[str(c) for c in dup],
+            )
+        who = obs.seat if obs.seat is not None else "an unknown seat"
+        self.foul(obs.t, obs.seat, "exposed_card", f"{' '.join(text)} exposed by {who}", cards=text)
+
+    def _count_report(self, obs: Observation) -> None:
+        seat = obs.seat
+        assert seat is not None
+        d = self._live_deal()
+        if d is None:
+            return
+        actual = d.counts[seat]
+        if obs.count == actual:
+            return
+        detail = f"{seat} reported {obs.count} cards but holds {actual}"
+        if self.st.count_warnings[seat] < self.p.fouls.count_report_warnings:
+            self.emit("warning", obs.t, {"seat": seat, "kind": "card_count", "detail": detail})
+        else:
+            self.foul(obs.t, seat, "card_count", detail)
+
+    def _trick_cleared(self, obs: Observation) -> None:
+        d = self._live_deal()
+        if d is not None and d.top is not None:
+            self.notice(
+                obs.t,
+                f"trick cleared while the referee still has {d.owner}'s {d.top.kind} open, "
+                f"{d.turn} to play",
+            )
+
+    # ------------------------------------------------------------------ after each observation
+    def _after(self, t: float) -> None:
+        st, p = self.st, self.p
+        if st.match_over:
+            return
+        limit = p.time.limit_minutes * 60
+        if limit and not st.time_called and t - st.match_started >= limit:
+            self.emit("time_called", t, {"elapsed": round(t - st.match_started, 3)})
+        d = self._live_deal()
+        for team in TEAMS:
+            if st.team_fouls[team] < p.fouls.limit or st.match_over:
+                continue
+            if p.fouls.penalty == "match_lost":
+                self._end_match(t, _OTHER[team], "fouls", forfeit=team)
+            elif d is not None:
+                new = st.match.after_forfeit(team)
+                self.emit(
+                    "deal_ended",
+                    t,
+                    {
+                        "order": [],
+                        "levels": new.levels,
+                        "winner": _OTHER[team],
+                        "forfeit": team,
+                        "deal_points": new.deal_points,
+                    },
+                )
+                self._match_check(t)
+                d = None
+
+
+class Referee:
+    """Feed observations, get events. ``state`` is the live :class:`TableState`;
+    ``events`` the whole log (corrections included)."""
+
+    def __init__(self, profile: Profile, *, table: str = "t1") -> None:
+        self.profile = profile
+        self.table = table
+        self._core = _Core(profile)
+        self._obs: list[Observation] = []
+        self._log: list[Event] = []
+        self._effective: list[Event] = []
+        self._origin: list[int] = []
+
+    @property
+    def state(self) -> TableState:
+        return self._core.st
+
+    @property
+    def events(self) -> list[Event]:
+        return list(self._log)
+
+    @property
+    def observations(self) -> list[Observation]:
+        """The effective observations (corrections applied)."""
+        return list(self._obs)
+
+    def feed(self, obs: Observation) -> list[Event]:
+        """Process one observation; return the events it produced (possibly none)."""
+        if obs.type == "correction":
+            return self._correct(obs)
+        idx = len(self._obs)
+        self._obs.append(obs)
+        return self._publish(self._core.feed(obs, idx))
+
+    def feed_all(self, observations: Iterable[Observation]) -> list[Event]:
+        out: list[Event] = []
+        for o in observations:
+            out.extend(self.feed(o))
+        return out
+
+    def _publish(self, payloads: Sequence[_Payload], effective: bool = True) -> list[Event]:
+        out: list[Event] = []
+        for pl in payloads:
+            seq = len(self._log) + 1
+            ev = Event(
+                type=pl.type,
+                table=self.table,
+                deal=pl.deal,
+                seq=seq,
+                t=pl.t,
+                data=pl.data,
+                id=event_id(self.table, seq),
+            )
+            self._log.append(ev)
+            if effective:
+                self._effective.append(ev)
+                self._origin.append(pl.origin)
+            out.append(ev)
+        return out
+
+    def _correct(self, obs: Observation) -> list[Event]:
+        pos = next((i for i, e in enumerate(self._effective) if e.id == obs.replaces), None)
+        if pos is None:
+            pl = _Payload(
+                "notice",
+                obs.t,
+                self.state.deal_no,
+                {"detail": f"correction of {obs.replaces!r}: no such event in effect; ignored"},
+                len(self._obs),
+            )
+            apply_event(self._core.st, pl.type, pl.t, pl.data)
+            return self._publish([pl])
+        k = self._origin[pos]
+        new_obs = self._obs[:k] + list(obs.replacement) + self._obs[k + 1 :]
+        core = _Core(self.profile)
+        payloads: list[_Payload] = []
+        for i, o in enumerate(new_obs):
+            payloads.extend(core.feed(o, i))
+        first_k = self._origin.index(k) if k in self._origin else pos
+        i = 0
+        while (
+            i < first_k
+            and i < len(payloads)
+            and _same(self._effective[i], payloads[i])
+            and self._origin[i] == payloads[i].origin
+        ):
+            i += 1
+        tail = payloads[i:]
+        seq = len(self._log) + 1
+        data: dict[str, Any] = {
+            "replaces": self._effective[i].id,
+            "by": event_id(self.table, seq + 1) if tail else None,
+            "target": obs.replaces,
+            "voids": len(self._effective) - i,
+            "observation": (
+                [dump_observation(o) for o in obs.replacement] if obs.replacement else None
+            ),
+        }
+        corrections = self._core.st.corrections + 1
+        core.st.corrections = corrections
+        corr = _Payload("correction", obs.t, core.st.deal_no, data, k)
+        del self._effective[i:]
+        del self._origin[i:]
+        out = self._publish([corr], effective=False)
+        out += self._publish(tail)
+        self._core = core
+        self._obs = new_obs
+        return out
+
+
+def _same(ev: Event, pl: _Payload) -> bool:
+    return ev.type == pl.type and ev.t == pl.t and ev.deal == pl.deal and ev.data == pl.data
+
+
+def referee_events(
+    profile: Profile, observations: Iterable[Observation], *, table: str = "t1"
+) -> list[Event]:
+    """Run a fresh referee over observations; the full event log."""
+    ref = Referee(profile, table=table)
+    ref.feed_all(observations)
+    return ref.events
