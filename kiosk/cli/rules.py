@@ -1,0 +1,91 @@
+"""``guandan rules classify`` and ``guandan rules moves`` (CONTRACT.md): the engine on the CLI.
+
+Both print a JSON list of combos (``Combo.to_json()``). Bad cards, levels or profiles raise
+``CardError``/``ProfileError`` (ValueErrors): the dispatcher prints one line and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.combos import ComboRules
+
+__all__ = ["register"]
+
+
+def register(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    rp = subs.add_parser(
+        "rules",
+        help="classify cards and list legal plays",
+        description="The rules engine on the command line: every reading of a set of cards, "
+        "or every legal play of a hand. Cards are written S3 HT SB HR (see CONTRACT.md).",
+    )
+    verbs = rp.add_subparsers(dest="verb", metavar="VERB")
+    verbs.required = True
+
+    cp = verbs.add_parser(
+        "classify",
+        help="every reading of CARDS as a combo, strongest first ([] = not a combo)",
+        description="Prints a JSON list of every reading of CARDS at the level, strongest first; "
+        "[] when the cards are not a combo.",
+    )
+    cp.add_argument("--level", required=True, help="level rank 2..A (10 or T for ten)")
+    cp.add_argument("cards", nargs="+", metavar="CARDS", help="cards, e.g. H2 S4 S5 S6 S7")
+    _profile_option(cp)
+    cp.set_defaults(handler=_classify)
+
+    mp = verbs.add_parser(
+        "moves",
+        help="every legal play of a hand (as a lead, or against --trick)",
+        description="Prints a JSON list of every distinct legal play of the hand: a lead, or "
+        "the plays that beat --trick (read as its strongest reading).",
+    )
+    mp.add_argument("--level", required=True, help="level rank 2..A (10 or T for ten)")
+    mp.add_argument("--hand", required=True, nargs="+", metavar="CARDS", help="the hand's cards")
+    mp.add_argument("--trick", nargs="+", metavar="CARDS", help="the play to beat (none: a lead)")
+    _profile_option(mp)
+    mp.set_defaults(handler=_moves)
+
+
+def _profile_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--profile",
+        help="rule profile name or .toml path, for its combo options (full house with a joker "
+        "pair, most cards in one play); default: the standard combo rules",
+    )
+
+
+def _rules(args: argparse.Namespace) -> ComboRules | None:
+    if not args.profile:
+        return None
+    import engine
+
+    load = getattr(engine, "load_profile", None)
+    if load is None:
+        raise ValueError("--profile needs rule profiles (engine.load_profile), not built yet")
+    rules: ComboRules = load(args.profile).combo_rules
+    return rules
+
+
+def _print(combos: list[object]) -> None:
+    json.dump([c.to_json() for c in combos], sys.stdout, ensure_ascii=False)  # type: ignore[attr-defined]
+    sys.stdout.write("\n")
+
+
+def _classify(args: argparse.Namespace) -> int:
+    from engine.combos import classify
+
+    _print(list(classify(" ".join(args.cards), args.level, rules=_rules(args))))
+    return 0
+
+
+def _moves(args: argparse.Namespace) -> int:
+    from engine.moves import legal_moves
+
+    trick = " ".join(args.trick) if args.trick else None
+    _print(list(legal_moves(" ".join(args.hand), trick, args.level, rules=_rules(args))))
+    return 0
