@@ -1,0 +1,157 @@
+"""The table screen and the overlay in headless Chromium (Debian's ``chromium``): the DOM holds
+the state (levels, counts, cards as images, finishing order, names) in both languages, the
+screenshots are not blank, the overlay's background is transparent, the ticker shows standings.
+Skipped when chromium is not installed (``apt-get install -y chromium``)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from .helpers import (
+    Proc,
+    free_port,
+    get_json,
+    kiosk_proc,
+    post_json,
+    scoreboard_proc,
+    setup_scoreboard,
+    sim_observations,
+    wait_for,
+    write_observations,
+)
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium not installed (apt-get install -y chromium)"
+)
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium(url: str, *args: str) -> str:
+    assert CHROMIUM is not None
+    with tempfile.TemporaryDirectory(prefix="gd-chromium-") as profile:
+        out = subprocess.run(
+            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args, url],
+            capture_output=True,
+            timeout=90,
+            check=True,
+        )
+    return out.stdout.decode("utf-8", "replace")
+
+
+def screenshot(url: str, path: Path, size: str, *extra: str) -> Any:
+    import cv2
+
+    chromium(url, f"--window-size={size}", f"--screenshot={path}", *extra)
+    img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    assert img is not None, f"no screenshot at {path}"
+    return img
+
+
+@pytest.fixture(scope="module")
+def kiosk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Proc, dict[str, Any]]]:
+    d = tmp_path_factory.mktemp("browser")
+    tid, tokens = setup_scoreboard(d / "sb.db", ["tb"])
+    sb = scoreboard_proc(d / "sb.db", free_port(), d / "sb.log").start()
+    obs = sim_observations(2, 31)
+    f = write_observations(d / "obs.jsonl", obs[: len(obs) - 40])  # stop mid-deal
+    extra = ["--scoreboard", sb.url, "--token", tokens["tb"], "--tournament", str(tid)]
+    k = kiosk_proc(d / "k.db", free_port(), d / "k.log", obs=f, table="tb", speed=0, extra=extra)
+    try:
+        k.start()
+        wait_for(
+            lambda: (
+                get_json(k.url + "/api/state")["source"]["done"]
+                and get_json(k.url + "/overlay/state")["standings"]
+            ),
+            60,
+            "the kiosk to finish its file and the standings to arrive",
+        )
+        _s, login = post_json(k.url + "/api/referee/login", {"pin": "1357"})
+        h = {"X-Referee-Token": login["token"]}
+        names = {"N": "Li Na", "E": "Zhao Yi", "S": "Wang Fang", "W": "Sun Jie"}
+        assert post_json(k.url + "/api/referee/seating", names, h)[0] == 200
+        yield k, get_json(k.url + "/api/state")
+    finally:
+        k.stop()
+        sb.stop()
+
+
+def test_table_screen_dom_in_chinese_and_english(kiosk: tuple[Proc, dict[str, Any]]) -> None:
+    k, st = kiosk
+    d = st["deal"]
+    assert d is not None and not d["over"], "the file stops mid-deal"
+    dom = chromium(k.url + "/?lang=en", "--dump-dom")
+    assert 'id="lvNS">' + st["levels"]["NS"] + "<" in dom
+    assert 'id="lvEW">' + st["levels"]["EW"] + "<" in dom
+    assert "PASS" in dom and "Finishing order" in dom and "Wang Fang" in dom
+    for seat in "NESW":
+        assert f'id="clock-{seat}"' in dom
+        count = d["counts"][seat]
+        seg = dom.split(f'id="seat-{seat}"', 1)[1].split("</button>", 1)[0]
+        assert f">{count}</div>" in seg, (seat, count, seg[:300])
+    turn = dom.split(f'id="seat-{d["turn"]}"', 1)[0].rsplit("<div", 1)[1]
+    assert "turn" in turn  # the seat on turn is highlighted
+    if d["trick"]:
+        trick = dom.split('id="trick"', 1)[1].split("</div>", 1)[0]
+        for card in d["trick"]["cards"]:
+            assert f'data-card="{card}"' in trick
+    zh = chromium(k.url + "/?lang=zh", "--dump-dom")
+    assert "不要" in zh and "出完顺序" in zh and "南北" in zh
+
+
+def test_table_screen_screenshot_is_not_blank(
+    kiosk: tuple[Proc, dict[str, Any]], tmp_path: Path
+) -> None:
+    k, _st = kiosk
+    img = screenshot(k.url + "/", tmp_path / "screen.png", "1280,800")
+    assert img.shape[0] == 800 and img.shape[1] == 1280
+    rgb = img[:, :, :3].reshape(-1, 3)
+    colours = np.unique(rgb // 8, axis=0)
+    assert rgb.std() > 20 and len(colours) > 100
+    # the white card faces are there (the trick and the last plays)
+    white = np.all(img[:, :, :3] > 235, axis=2).mean()
+    assert 0.002 < white < 0.5
+
+
+def test_overlay_is_transparent_and_shows_the_table(
+    kiosk: tuple[Proc, dict[str, Any]], tmp_path: Path
+) -> None:
+    k, st = kiosk
+    dom = chromium(k.url + "/overlay/table?delay=0", "--dump-dom")
+    assert 'id="lvNS">' + st["levels"]["NS"] + "<" in dom and "Li Na" in dom
+    assert "data-card=" in dom or "pass" in dom
+    img = screenshot(
+        k.url + "/overlay/table?delay=0",
+        tmp_path / "overlay.png",
+        "900,500",
+        "--default-background-color=00000000",
+    )
+    assert img.ndim == 3 and img.shape[2] == 4, "expected an RGBA screenshot"
+    alpha = img[:, :, 3]
+    assert (alpha == 0).mean() > 0.2  # the background is transparent for OBS
+    assert (alpha > 150).mean() > 0.1  # the panel is drawn
+    assert img[alpha > 150][:, :3].std() > 20
+
+
+def test_overlay_ticker_shows_the_standings(kiosk: tuple[Proc, dict[str, Any]]) -> None:
+    k, _st = kiosk
+    dom = chromium(k.url + "/overlay/ticker", "--dump-dom")
+    assert "pair 1" in dom and "pair 2" in dom and "pts" in dom
