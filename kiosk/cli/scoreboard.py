@@ -1,0 +1,224 @@
+"""``guandan scoreboard``: the central service and its admin verbs.
+
+serve           run the API, pages and live stream under uvicorn (migrates first)
+migrate         alembic upgrade head (or a given revision)
+add-event       create a tournament (the organiser's event); prints its id
+add-pair        add a pair to a tournament
+add-table       register a table; prints its bearer token (shown once)
+rotate-token    give a table a new token (the old one stops working)
+standings       print the standings (CSV or JSON)
+
+``--db`` (or GUANDAN_SCOREBOARD_DB) is a SQLite file path or a postgresql:// URL; default
+``$XDG_DATA_HOME/guandan-kiosk/scoreboard.db``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def _db_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db",
+        help="SQLite file path or postgresql://user@host:port/db "
+        "(default: $GUANDAN_SCOREBOARD_DB or the user data dir)",
+    )
+
+
+def register(subparsers: Any) -> None:
+    sb = subparsers.add_parser("scoreboard", help="central scoreboard service")
+    verbs = sb.add_subparsers(dest="verb", metavar="VERB")
+    verbs.required = True
+
+    p = verbs.add_parser("serve", help="run the scoreboard (API, pages, live stream)")
+    _db_arg(p)
+    p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8700, help="port (default 8700)")
+    p.add_argument(
+        "--admin-key",
+        help="require this key for admin pages/API "
+        "(default: $GUANDAN_SCOREBOARD_ADMIN_KEY; none = open admin)",
+    )
+    p.add_argument("--no-migrate", action="store_true", help="do not run migrations at start")
+    p.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
+    p.add_argument("--access-log", action="store_true", help="log every request")
+    p.set_defaults(handler=_serve)
+
+    p = verbs.add_parser("migrate", help="run the database migrations")
+    _db_arg(p)
+    p.add_argument("--revision", default="head", help="target revision (default head)")
+    p.set_defaults(handler=_migrate)
+
+    p = verbs.add_parser("add-event", help="create a tournament; prints its id")
+    _db_arg(p)
+    p.add_argument("--name", required=True)
+    p.add_argument("--profile", default="swiss-421", help="rule profile (RULES.md)")
+    p.add_argument("--lots-seed", type=int, help="seed of the drawing of lots (default random)")
+    p.set_defaults(handler=_add_event)
+
+    p = verbs.add_parser("add-pair", help="add a pair to a tournament")
+    _db_arg(p)
+    p.add_argument("--event", type=int, required=True, help="tournament id")
+    p.add_argument("--name", required=True)
+    p.add_argument("--players", default="")
+    p.add_argument("--club", default="")
+    p.add_argument("--number", type=int, help="draw number (default next free)")
+    p.set_defaults(handler=_add_pair)
+
+    p = verbs.add_parser("add-table", help="register a table; prints its token")
+    _db_arg(p)
+    p.add_argument("--event", type=int, required=True, help="tournament id")
+    p.add_argument("--table", required=True, help="table id (the `table` field of its events)")
+    p.add_argument("--name", default="")
+    p.set_defaults(handler=_add_table)
+
+    p = verbs.add_parser("rotate-token", help="new token for a table")
+    _db_arg(p)
+    p.add_argument("--table", required=True)
+    p.set_defaults(handler=_rotate)
+
+    p = verbs.add_parser("standings", help="print standings")
+    _db_arg(p)
+    p.add_argument("--event", type=int, required=True, help="tournament id")
+    p.add_argument("--format", choices=["csv", "json"], default="csv")
+    p.set_defaults(handler=_standings)
+
+
+def _settings(args: argparse.Namespace, **kw: Any) -> Any:
+    from kiosk.scoreboard.settings import Settings
+
+    return Settings.from_env(db=args.db, **kw)
+
+
+def _session(args: argparse.Namespace) -> Any:
+    from kiosk.scoreboard.db import make_engine, session_factory, upgrade
+
+    engine = make_engine(_settings(args).db_url)
+    try:
+        upgrade(engine)
+    except Exception as exc:
+        from kiosk.cli import CliError
+
+        raise CliError(f"cannot open or migrate the database: {exc}") from exc
+    return session_factory(engine)()
+
+
+def _api(fn: Any) -> Any:
+    # ApiError (4xx) from the service is bad input: exit 2 with its message.
+    from kiosk.scoreboard.service import ApiError
+
+    try:
+        return fn()
+    except ApiError as exc:
+        detail = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
+        raise ValueError(detail) from None
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from kiosk.scoreboard.app import create_app
+
+    settings = _settings(args, admin_key=args.admin_key)
+    if args.no_migrate:
+        from dataclasses import replace
+
+        settings = replace(settings, migrate=False)
+    if not 0 < args.port < 65536:
+        raise ValueError(f"--port {args.port}: give a port 1..65535")
+    app = create_app(settings)
+    print(
+        f"scoreboard: http://{args.host}:{args.port}/scoreboard  admin: /admin  "
+        f"API: /docs  db: {settings.db_url.split('://', 1)[0]}",
+        file=sys.stderr,
+        flush=True,
+    )
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        access_log=args.access_log,
+        # Kiosks post every few seconds: keep their connections open between posts.
+        timeout_keep_alive=30,
+    )
+    return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    from kiosk.scoreboard.db import current_revision, make_engine, upgrade
+
+    engine = make_engine(_settings(args).db_url)
+    upgrade(engine, args.revision)
+    print(f"database at revision {current_revision(engine)}")
+    return 0
+
+
+def _add_event(args: argparse.Namespace) -> int:
+    from kiosk.scoreboard import service
+
+    with _session(args) as s:
+        t = _api(lambda: service.create_tournament(s, args.name, args.profile, args.lots_seed))
+        print(t.id)
+    return 0
+
+
+def _add_pair(args: argparse.Namespace) -> int:
+    from kiosk.scoreboard import service
+
+    with _session(args) as s:
+        p = _api(
+            lambda: service.add_pair(s, args.event, args.name, args.players, args.club, args.number)
+        )
+        print(p.number)
+    return 0
+
+
+def _add_table(args: argparse.Namespace) -> int:
+    from pydantic import TypeAdapter, ValidationError
+
+    from kiosk.scoreboard import service
+    from kiosk.scoreboard.schemas import TableId
+
+    try:
+        TypeAdapter(TableId).validate_python(args.table)
+    except ValidationError:
+        raise ValueError(
+            f"--table {args.table!r}: use letters, digits, '_', '-', '.' (1..64 characters)"
+        ) from None
+    with _session(args) as s:
+        _gt, token = _api(lambda: service.add_table(s, args.event, args.table, args.name))
+        print(token)
+    return 0
+
+
+def _rotate(args: argparse.Namespace) -> int:
+    from kiosk.scoreboard import service
+
+    with _session(args) as s:
+        print(_api(lambda: service.rotate_token(s, args.table)))
+    return 0
+
+
+def _standings(args: argparse.Namespace) -> int:
+    import csv
+
+    from kiosk.scoreboard import service
+    from kiosk.scoreboard.standings import CSV_COLUMNS
+
+    with _session(args) as s:
+        t = _api(lambda: service.get_tournament(s, args.event))
+        rows = [x.to_json() for x in service.compute_standings(s, t)]
+    if args.format == "json":
+        print(json.dumps(rows, ensure_ascii=False))
+    else:
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(CSV_COLUMNS)
+        for r in rows:
+            w.writerow([r[c] for c in CSV_COLUMNS])
+    return 0

@@ -1,0 +1,554 @@
+"""The scoreboard's ASGI app: ingestion and read API, live stream, admin pages.
+
+``create_app(settings)``; run it with ``guandan scoreboard serve`` (uvicorn). The OpenAPI spec is
+at ``/openapi.json`` and the interactive docs at ``/docs``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import csv
+import io
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Body, Depends, FastAPI, Query, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session, sessionmaker
+from starlette.concurrency import run_in_threadpool
+
+from kiosk.scoreboard import service
+from kiosk.scoreboard.db import current_revision, make_engine, session_factory, upgrade
+from kiosk.scoreboard.fold import TableState
+from kiosk.scoreboard.live import LiveHub, sse
+from kiosk.scoreboard.models import GameTable, Pair, Tournament
+from kiosk.scoreboard.schemas import (
+    EVENT_TYPES,
+    Event,
+    EventBatch,
+    IngestResult,
+    IntId,
+    MissingSeqs,
+    OverrideIn,
+    PairIn,
+    PairOut,
+    RoundIn,
+    TableIn,
+    TableOut,
+    TableWithToken,
+    TournamentIn,
+    TournamentOut,
+)
+from kiosk.scoreboard.service import ApiError
+from kiosk.scoreboard.settings import Settings
+from kiosk.scoreboard.standings import CSV_COLUMNS
+
+log = logging.getLogger("guandan.scoreboard")
+HERE = Path(__file__).parent
+API = "/api/v1"
+KEEPALIVE_S = 15.0
+
+bearer = HTTPBearer(auto_error=False, description="table token, or the admin key")
+
+
+class State:
+    """What the routes share (attached to ``app.state.sb``)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.engine = make_engine(settings.db_url)
+        self.sf: sessionmaker[Session] = session_factory(self.engine)
+        self.directory = service.Directory(self.sf)
+        self.hub = LiveHub(self._load_table, self._load_standings, settings.push_interval)
+
+    async def _load_table(self, table: str, match_id: int | None) -> TableState:
+        def load() -> TableState:
+            with self.sf() as s:
+                return service.load_table_state(s, table, match_id)
+
+        return await run_in_threadpool(load)
+
+    async def _load_standings(self, tournament: int) -> dict[str, Any]:
+        def load() -> dict[str, Any]:
+            with self.sf() as s:
+                t = service.get_tournament(s, tournament)
+                return {
+                    "tournament": tournament,
+                    "standings": [x.to_json() for x in service.compute_standings(s, t)],
+                }
+
+        return await run_in_threadpool(load)
+
+
+async def _sb(request: Request) -> State:
+    sb: State = request.app.state.sb
+    return sb
+
+
+SB = Annotated[State, Depends(_sb)]
+Creds = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+
+
+def _admin_ok(request: Request, sb: State) -> bool:
+    key = sb.settings.admin_key
+    if not key:
+        return True
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer":
+        return secrets.compare_digest(value.strip().encode(), key.encode())
+    if scheme.lower() == "basic":
+        try:
+            decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            return False
+        _user, _, password = decoded.partition(":")
+        return secrets.compare_digest(password.encode(), key.encode())
+    return False
+
+
+async def require_admin(request: Request, sb: SB) -> None:
+    if not _admin_ok(request, sb):
+        raise ApiError(
+            401,
+            "admin key required: send 'Authorization: Bearer <key>' or log in with any user "
+            "name and the key as password (GUANDAN_SCOREBOARD_ADMIN_KEY)",
+        )
+
+
+Admin = Annotated[None, Depends(require_admin)]
+
+
+async def require_table(creds: Creds, sb: SB) -> str:
+    """The table a bearer token belongs to; 401 when missing or unknown."""
+    if creds is None or not creds.credentials:
+        raise ApiError(
+            401,
+            "missing table token: send 'Authorization: Bearer <token>' with the token made "
+            "when the table was added (admin page or `guandan scoreboard add-table`)",
+        )
+    table = sb.directory.table_for_token(creds.credentials)
+    if table is None:
+        raise ApiError(
+            401,
+            "invalid table token: it matches no table (rotated? mistyped?); get the current "
+            "token from the admin page or `guandan scoreboard rotate-token`",
+        )
+    return table
+
+
+TableAuth = Annotated[str, Depends(require_table)]
+
+
+def reader_for(table: str, request: Request, creds: Creds, sb: SB) -> None:
+    """Without an admin key reads are open; with one, the table's own token or the key."""
+    if not sb.settings.admin_key or _admin_ok(request, sb):
+        return
+    if creds is not None and sb.directory.table_for_token(creds.credentials) == table:
+        return
+    raise ApiError(
+        401 if creds is None else 403,
+        f"only table {table!r}'s token or the admin key may read its events",
+    )
+
+
+def _validation_message(errors: list[dict[str, Any]]) -> str:
+    parts = []
+    for err in errors[:5]:
+        loc = [x for x in err.get("loc", ()) if x != "body"]
+        path = ""
+        for x in loc:
+            if isinstance(x, int):
+                path += f"events[{x}]" if not path else f"[{x}]"
+            elif x in EVENT_TYPES or str(x).startswith("function-"):
+                continue
+            else:
+                path += ("." if path else "") + str(x)
+        field = path or "body"
+        if err.get("type") == "json_invalid":
+            field = "body"
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        if err.get("type") in ("union_tag_invalid", "union_tag_not_found"):
+            field = (field + ".type") if path else "type"
+            msg = f"{msg}; known types: {', '.join(EVENT_TYPES)}"
+        parts.append(f"field '{field}': {msg}")
+    more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+    return "invalid request: " + "; ".join(parts) + more
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        sb = State(settings)
+        if settings.migrate:
+            await run_in_threadpool(upgrade, sb.engine)
+        app.state.sb = sb
+        log.info("scoreboard ready on %s", sb.engine.url.render_as_string(hide_password=True))
+        try:
+            yield
+        finally:
+            sb.engine.dispose()
+
+    app = FastAPI(
+        title="guandan-kiosk scoreboard",
+        version="1",
+        description="Central scoreboard: event ingestion from table kiosks, results, standings, "
+        "live stream. Events follow CONTRACT.md (v, id, table, deal, seq, t, type + fields).",
+        lifespan=lifespan,
+    )
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        headers = None
+        if exc.status == 401:
+            headers = {"WWW-Authenticate": 'Basic realm="guandan scoreboard", charset="UTF-8"'}
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = list(exc.errors())
+        return JSONResponse(
+            {
+                "detail": jsonable_encoder(errors, custom_encoder={bytes: repr}),
+                "message": _validation_message(errors),
+            },
+            status_code=422,
+        )
+
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+
+    # ------------------------------------------------------------------ health
+    @app.get("/healthz", tags=["meta"])
+    def healthz(sb: SB) -> dict[str, Any]:
+        with sb.engine.connect() as conn:
+            conn.execute(text("select 1"))
+        return {
+            "ok": True,
+            "db": sb.engine.dialect.name,
+            "revision": current_revision(sb.engine),
+        }
+
+    # ------------------------------------------------------------------ ingestion
+    async def _ingest(sb: State, table: str, events: list[Any]) -> IngestResult:
+        outcome = await run_in_threadpool(service.ingest, sb.sf, sb.directory, table, events)
+        try:
+            await sb.hub.on_ingest(
+                outcome.tournament, table, outcome.new_bodies, bool(outcome.rebuilt_matches)
+            )
+        except Exception:  # the push must never fail an ingest that is already stored
+            log.exception("live push failed for table %s", table)
+        return outcome.result
+
+    @app.post(
+        f"{API}/events",
+        tags=["ingestion"],
+        response_model=IngestResult,
+        responses={401: {}, 403: {}, 404: {}, 409: {}, 422: {}},
+    )
+    async def post_event(
+        event: Annotated[Event, Body(description="one event (CONTRACT.md)")],
+        table: TableAuth,
+        sb: SB,
+    ) -> IngestResult:
+        """Store one event. A retry of a stored event answers 200 and stores nothing twice."""
+        return await _ingest(sb, table, [event])
+
+    @app.post(
+        f"{API}/events/batch",
+        tags=["ingestion"],
+        response_model=IngestResult,
+        responses={401: {}, 403: {}, 404: {}, 409: {}, 422: {}},
+    )
+    async def post_events(
+        events: Annotated[EventBatch, Body(description="1..1000 events of the caller's table")],
+        table: TableAuth,
+        sb: SB,
+    ) -> IngestResult:
+        """Store a batch, all or nothing. The answer lists missing seqs so the kiosk resends."""
+        return await _ingest(sb, table, list(events))
+
+    @app.get(f"{API}/tables/{{table_id}}/missing", tags=["ingestion"], response_model=MissingSeqs)
+    def get_missing(table_id: str, request: Request, creds: Creds, sb: SB) -> MissingSeqs:
+        """Seqs between 1 and the highest stored that the scoreboard has not received."""
+        reader_for(table_id, request, creds, sb)
+        _table_exists(sb, table_id)
+        with sb.sf() as s:
+            return service.missing_seqs(s, table_id)
+
+    @app.get(f"{API}/tables/{{table_id}}/events", tags=["ingestion"])
+    def get_events(
+        table_id: str,
+        request: Request,
+        creds: Creds,
+        sb: SB,
+        after_seq: Annotated[int, Query(ge=0, le=2**53)] = 0,
+        limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
+    ) -> list[dict[str, Any]]:
+        """The table's stored events after ``after_seq``, in seq order, exactly as stored."""
+        reader_for(table_id, request, creds, sb)
+        _table_exists(sb, table_id)
+        with sb.sf() as s:
+            return service.list_events(s, table_id, after_seq, limit)
+
+    @app.get(f"{API}/tables/{{table_id}}/state", tags=["live"])
+    async def get_table_state(table_id: str, sb: SB) -> dict[str, Any]:
+        """The table's live summary (fold of its current match's events)."""
+        _table_exists(sb, table_id)
+        state = await sb.hub.table(table_id, sb.directory.match_for(table_id))
+        return state.to_json()
+
+    def _table_exists(sb: State, table_id: str) -> None:
+        if not sb.directory.has_table(table_id):
+            raise ApiError(404, f"no table {table_id!r} on this scoreboard")
+
+    # ------------------------------------------------------------------ tournaments (admin)
+    @app.get(f"{API}/tournaments", tags=["tournament"], response_model=list[TournamentOut])
+    def list_tournaments(sb: SB) -> list[TournamentOut]:
+        with sb.sf() as s:
+            rows = s.execute(select(Tournament).order_by(Tournament.id)).scalars()
+            return [
+                TournamentOut(id=t.id, name=t.name, profile=t.profile, lots_seed=t.lots_seed)
+                for t in rows
+            ]
+
+    @app.post(
+        f"{API}/tournaments", tags=["tournament"], response_model=TournamentOut, status_code=201
+    )
+    def post_tournament(body: TournamentIn, _a: Admin, sb: SB) -> TournamentOut:
+        with sb.sf() as s:
+            t = service.create_tournament(s, body.name, body.profile, body.lots_seed)
+            return TournamentOut(id=t.id, name=t.name, profile=t.profile, lots_seed=t.lots_seed)
+
+    @app.get(f"{API}/tournaments/{{tid}}", tags=["tournament"])
+    def get_tournament(tid: IntId, sb: SB) -> dict[str, Any]:
+        with sb.sf() as s:
+            t = service.get_tournament(s, tid)
+            return {
+                "id": t.id,
+                "name": t.name,
+                "profile": t.profile,
+                "lots_seed": t.lots_seed,
+                "pairs": [_pair_out(p).model_dump() for p in t.pairs],
+                "tables": [{"id": gt.id, "name": gt.name} for gt in t.tables],
+                "rounds": service.rounds_json(s, tid),
+            }
+
+    @app.post(
+        f"{API}/tournaments/{{tid}}/pairs",
+        tags=["tournament"],
+        response_model=PairOut,
+        status_code=201,
+    )
+    def post_pair(tid: IntId, body: PairIn, _a: Admin, sb: SB) -> PairOut:
+        with sb.sf() as s:
+            p = service.add_pair(s, tid, body.name, body.players, body.club, body.number)
+            return _pair_out(p)
+
+    @app.get(f"{API}/tournaments/{{tid}}/pairs", tags=["tournament"], response_model=list[PairOut])
+    def get_pairs(tid: IntId, sb: SB) -> list[PairOut]:
+        with sb.sf() as s:
+            service.get_tournament(s, tid)
+            rows = s.execute(
+                select(Pair).where(Pair.tournament_id == tid).order_by(Pair.number)
+            ).scalars()
+            return [_pair_out(p) for p in rows]
+
+    @app.post(
+        f"{API}/tournaments/{{tid}}/tables",
+        tags=["tournament"],
+        response_model=TableWithToken,
+        status_code=201,
+    )
+    def post_table(tid: IntId, body: TableIn, _a: Admin, sb: SB) -> TableWithToken:
+        with sb.sf() as s:
+            gt, token = service.add_table(s, tid, body.id, body.name)
+        sb.directory.invalidate()
+        return TableWithToken(id=gt.id, name=gt.name, tournament_id=tid, token=token)
+
+    @app.get(
+        f"{API}/tournaments/{{tid}}/tables", tags=["tournament"], response_model=list[TableOut]
+    )
+    def get_tables(tid: IntId, sb: SB) -> list[TableOut]:
+        with sb.sf() as s:
+            service.get_tournament(s, tid)
+            return [
+                TableOut(id=gt.id, name=gt.name, tournament_id=tid)
+                for gt in service.tables_of(s, tid)
+            ]
+
+    @app.post(
+        f"{API}/tables/{{table_id}}/token", tags=["tournament"], response_model=TableWithToken
+    )
+    def post_rotate(table_id: str, _a: Admin, sb: SB) -> TableWithToken:
+        """A new token for the table; the old one stops working."""
+        with sb.sf() as s:
+            token = service.rotate_token(s, table_id)
+            gt = s.get(GameTable, table_id)
+            assert gt is not None
+            out = TableWithToken(
+                id=gt.id, name=gt.name, tournament_id=gt.tournament_id, token=token
+            )
+        sb.directory.invalidate()
+        return out
+
+    @app.post(f"{API}/tournaments/{{tid}}/rounds", tags=["tournament"], status_code=201)
+    def post_round(tid: IntId, body: RoundIn, _a: Admin, sb: SB) -> dict[str, Any]:
+        """Open the next round with the given pairings, or Swiss pairings when none are given."""
+        plan = None
+        if body.pairings is not None:
+            plan = [(p.table, p.ew, p.ns) for p in body.pairings]
+        with sb.sf() as s:
+            rnd = service.create_round(s, tid, plan)
+            number = rnd.number
+            out = next(r for r in service.rounds_json(s, tid) if r["number"] == number)
+        sb.directory.invalidate()
+        return out
+
+    @app.get(f"{API}/tournaments/{{tid}}/rounds", tags=["tournament"])
+    def get_rounds(tid: IntId, sb: SB) -> list[dict[str, Any]]:
+        with sb.sf() as s:
+            service.get_tournament(s, tid)
+            return service.rounds_json(s, tid)
+
+    @app.post(f"{API}/tournaments/{{tid}}/rounds/{{number}}/close", tags=["tournament"])
+    def post_close(tid: IntId, number: IntId, _a: Admin, sb: SB) -> dict[str, Any]:
+        with sb.sf() as s:
+            service.close_round(s, tid, number)
+        sb.directory.invalidate()
+        return {"tournament": tid, "round": number, "status": "closed"}
+
+    @app.post(f"{API}/matches/{{match_id}}/override", tags=["tournament"])
+    def post_override(match_id: IntId, body: OverrideIn, _a: Admin, sb: SB) -> dict[str, Any]:
+        """Set an admin result (no-show, ruling) that wins over the events; null clears it."""
+        with sb.sf() as s:
+            m = service.set_override(s, match_id, body.result)
+            return {"match": m.id, "override": m.override}
+
+    # ------------------------------------------------------------------ standings and export
+    @app.get(f"{API}/tournaments/{{tid}}/standings", tags=["standings"])
+    def get_standings(tid: IntId, sb: SB) -> dict[str, Any]:
+        """Ranked pairs: points, 级差分, 对手分, fouls, rounds latest first, lots."""
+        with sb.sf() as s:
+            t = service.get_tournament(s, tid)
+            return {
+                "tournament": tid,
+                "profile": t.profile,
+                "lots_seed": t.lots_seed,
+                "tie_breaks": [
+                    "points",
+                    "level_diff",
+                    "opponents_points",
+                    "fouls",
+                    "by_round (latest first)",
+                    "lot",
+                ],
+                "standings": [x.to_json() for x in service.compute_standings(s, t)],
+            }
+
+    @app.get(
+        f"{API}/tournaments/{{tid}}/standings.csv",
+        tags=["standings"],
+        response_class=PlainTextResponse,
+    )
+    def get_standings_csv(tid: IntId, sb: SB) -> PlainTextResponse:
+        with sb.sf() as s:
+            t = service.get_tournament(s, tid)
+            rows = service.compute_standings(s, t)
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(CSV_COLUMNS)
+        for r in rows:
+            d = r.to_json()
+            w.writerow([d[c] for c in CSV_COLUMNS])
+        return PlainTextResponse(
+            buf.getvalue(),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="standings-{tid}.csv"'},
+        )
+
+    @app.get(f"{API}/tournaments/{{tid}}/export.json", tags=["standings"])
+    def get_export(tid: IntId, sb: SB) -> dict[str, Any]:
+        """Everything about the tournament: pairs, tables, rounds, matches, deals, standings."""
+        with sb.sf() as s:
+            t = service.get_tournament(s, tid)
+            return service.export_json(s, t)
+
+    # ------------------------------------------------------------------ live
+    @app.get(f"{API}/stream", tags=["live"], response_class=StreamingResponse)
+    async def stream(
+        request: Request,
+        sb: SB,
+        tournament: Annotated[int, Query(ge=1, le=2**31 - 1)],
+        once: bool = False,
+    ) -> StreamingResponse:
+        """Server-Sent Events: ``snapshot`` (full state) first, then ``table`` and
+        ``standings`` updates. ``once=true`` sends the snapshot only (for scripts)."""
+
+        def check() -> list[str]:
+            with sb.sf() as s:
+                service.get_tournament(s, tournament)
+                return list(service.table_ids(s, tournament))
+
+        tables = await run_in_threadpool(check)
+        sub = None if once else sb.hub.subscribe(tournament)
+
+        async def body() -> AsyncIterator[bytes]:
+            try:
+                states = [
+                    (await sb.hub.table(t, sb.directory.match_for(t))).to_json() for t in tables
+                ]
+                standings = await sb._load_standings(tournament)
+                yield sse(
+                    "snapshot",
+                    {
+                        "tournament": tournament,
+                        "tables": states,
+                        "standings": standings["standings"],
+                    },
+                )
+                if sub is None:
+                    return
+                while True:
+                    try:
+                        msg = await asyncio.wait_for(sub.queue.get(), KEEPALIVE_S)
+                    except TimeoutError:
+                        yield b": keepalive\n\n"
+                        continue
+                    if msg is None:
+                        return
+                    yield msg
+            finally:
+                if sub is not None:
+                    sb.hub.unsubscribe(sub)
+
+        return StreamingResponse(
+            body(),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    from kiosk.scoreboard.pages import register_pages
+
+    register_pages(app)
+
+    @app.get("/", include_in_schema=False)
+    def root() -> RedirectResponse:
+        return RedirectResponse("/scoreboard", status_code=307)
+
+    return app
+
+
+def _pair_out(p: Pair) -> PairOut:
+    return PairOut(id=p.id, number=p.number, name=p.name, players=p.players, club=p.club)

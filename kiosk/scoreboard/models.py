@@ -1,0 +1,173 @@
+"""SQLAlchemy 2 models. ``events`` is the truth; ``deals`` and the result columns of ``matches``
+are derived from it by ``fold.py`` and can be rebuilt at any time (``rebuild_match``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Tournament(Base):
+    """The organiser's event (named ``tournament`` so it is never confused with a game event)."""
+
+    __tablename__ = "tournament"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    profile: Mapped[str] = mapped_column(String(64))
+    #: Seed of the drawing of lots (last tie-break); recorded so the draw can be re-checked.
+    lots_seed: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    pairs: Mapped[list[Pair]] = relationship(back_populates="tournament", order_by="Pair.number")
+    tables: Mapped[list[GameTable]] = relationship(
+        back_populates="tournament", order_by="GameTable.position"
+    )
+    rounds: Mapped[list[Round]] = relationship(back_populates="tournament", order_by="Round.number")
+
+
+class Pair(Base):
+    __tablename__ = "pair"
+    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id", ondelete="CASCADE"))
+    #: The pair's draw number (抽签号); round 1 pairs 1-2, 3-4, ... (002 细则).
+    number: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(200))
+    players: Mapped[str] = mapped_column(String(400), default="")
+    club: Mapped[str] = mapped_column(String(200), default="")
+
+    tournament: Mapped[Tournament] = relationship(back_populates="pairs")
+
+
+class GameTable(Base):
+    """A playing table with its kiosk. ``id`` is the ``table`` field of its events."""
+
+    __tablename__ = "game_table"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200), default="")
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    #: sha256 hex of the bearer token; the token itself is shown once, when made.
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    tournament: Mapped[Tournament] = relationship(back_populates="tables")
+
+
+class Round(Base):
+    __tablename__ = "round"
+    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    #: ``open`` while it is played (events of its tables go to its matches), then ``closed``.
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    tournament: Mapped[Tournament] = relationship(back_populates="rounds")
+    matches: Mapped[list[Match]] = relationship(back_populates="round", order_by="Match.id")
+
+
+class Match(Base):
+    """One pairing of a round: ``pair_ew`` (listed first, 002: 排前者就座东西) against ``pair_ns``.
+
+    A bye has no table and no ``pair_ns``. The result columns are derived (``fold.py``); the
+    admin may set ``override`` (``ew``, ``ns``, ``draw``, ``ew_no_show``, ``ns_no_show``,
+    ``both_no_show``) which then wins over the events.
+    """
+
+    __tablename__ = "match"
+    __table_args__ = (
+        UniqueConstraint("round_id", "table_id"),
+        Index("ix_match_table", "table_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("round.id", ondelete="CASCADE"))
+    table_id: Mapped[str | None] = mapped_column(
+        ForeignKey("game_table.id", ondelete="SET NULL"), nullable=True
+    )
+    pair_ew_id: Mapped[int] = mapped_column(ForeignKey("pair.id", ondelete="CASCADE"))
+    pair_ns_id: Mapped[int | None] = mapped_column(
+        ForeignKey("pair.id", ondelete="CASCADE"), nullable=True
+    )
+    override: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    # --- derived from the events (fold.py) ---
+    status: Mapped[str] = mapped_column(String(16), default="pending")  # pending|playing|finished
+    winner: Mapped[str | None] = mapped_column(String(8), nullable=True)  # NS|EW|draw
+    level_ns: Mapped[str] = mapped_column(String(2), default="2")
+    level_ew: Mapped[str] = mapped_column(String(2), default="2")
+    deals_played: Mapped[int] = mapped_column(Integer, default=0)
+    fouls_ns: Mapped[int] = mapped_column(Integer, default=0)
+    fouls_ew: Mapped[int] = mapped_column(Integer, default=0)
+
+    round: Mapped[Round] = relationship(back_populates="matches")
+    pair_ew: Mapped[Pair] = relationship(foreign_keys=[pair_ew_id])
+    pair_ns: Mapped[Pair | None] = relationship(foreign_keys=[pair_ns_id])
+
+
+class Deal(Base):
+    """A deal of a match, derived from its ``deal_started``/``deal_ended`` events."""
+
+    __tablename__ = "deal"
+    __table_args__ = (UniqueConstraint("match_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("match.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    level: Mapped[str | None] = mapped_column(String(2), nullable=True)
+    leader: Mapped[str | None] = mapped_column(String(1), nullable=True)
+    finish_order: Mapped[str | None] = mapped_column(String(8), nullable=True)  # e.g. "SENW"
+    level_ns: Mapped[str | None] = mapped_column(String(2), nullable=True)
+    level_ew: Mapped[str | None] = mapped_column(String(2), nullable=True)
+    ended: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class EventRow(Base):
+    """One ingested event, stored exactly as received (canonical JSON in ``body``)."""
+
+    __tablename__ = "event"
+    __table_args__ = (
+        UniqueConstraint("table_id", "seq", name="uq_event_table_seq"),
+        Index("ix_event_match_type", "match_id", "type"),
+    )
+
+    pk: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    id: Mapped[str] = mapped_column(String(128), unique=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_table.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(BigInteger)
+    deal: Mapped[int] = mapped_column(Integer)
+    t: Mapped[float] = mapped_column(Float)
+    type: Mapped[str] = mapped_column(String(32))
+    match_id: Mapped[int | None] = mapped_column(
+        ForeignKey("match.id", ondelete="SET NULL"), nullable=True
+    )
+    body: Mapped[dict[str, object]] = mapped_column(JSON)
+    #: sha256 of the canonical JSON: an identical retry is recognised without comparing bodies.
+    digest: Mapped[str] = mapped_column(String(64))
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -1,0 +1,293 @@
+"""Server-rendered pages: the public scoreboard and the admin pages (plain HTML forms, no JS
+needed; the scoreboard page adds a few lines of JS for live updates and refreshes without)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+from sqlalchemy import select
+
+from kiosk.scoreboard import service
+from kiosk.scoreboard.models import Tournament
+from kiosk.scoreboard.schemas import IntId
+from kiosk.scoreboard.service import ApiError
+from kiosk.scoreboard.standings import PROFILES
+
+TEMPLATES = Jinja2Templates(directory=str(Path(__file__).with_name("templates")))
+OVERRIDES = ("", "ew", "ns", "draw", "ew_no_show", "ns_no_show", "both_no_show")
+
+
+def parse_pairings(text: str) -> list[tuple[str | None, int, int | None]]:
+    """Lines ``TABLE EW NS`` (pair numbers) or ``bye PAIR``; blank lines and ``#`` ignored."""
+    out: list[tuple[str | None, int, int | None]] = []
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.replace(",", " ").split()
+        try:
+            if parts[0].lower() == "bye" and len(parts) == 2:
+                out.append((None, int(parts[1]), None))
+            elif len(parts) == 3:
+                out.append((parts[0], int(parts[1]), int(parts[2])))
+            else:
+                raise ValueError
+        except ValueError:
+            raise ApiError(
+                422,
+                f"pairings line {lineno} ({raw.strip()!r}): write 'TABLE EW NS' with pair "
+                "numbers, e.g. 'T1 1 2', or 'bye 5'",
+            ) from None
+    if not out:
+        raise ApiError(422, "no pairings given: one line per table, 'TABLE EW NS'")
+    return out
+
+
+def register_pages(app: FastAPI) -> None:
+    from kiosk.scoreboard.app import State, _admin_ok
+
+    def sb_of(request: Request) -> State:
+        sb: State = request.app.state.sb
+        return sb
+
+    def guard(request: Request) -> Response | None:
+        sb = sb_of(request)
+        if not _admin_ok(request, sb):
+            return HTMLResponse(
+                "<h1>401</h1><p>Admin key required: log in with any user name and the key "
+                "(GUANDAN_SCOREBOARD_ADMIN_KEY) as password.</p>",
+                status_code=401,
+                headers={"WWW-Authenticate": 'Basic realm="guandan scoreboard", charset="UTF-8"'},
+            )
+        if request.method == "POST":
+            origin = request.headers.get("origin") or request.headers.get("referer")
+            if origin and urlsplit(origin).netloc not in ("", request.headers.get("host", "")):
+                return HTMLResponse(
+                    "<h1>403</h1><p>Cross-site form post refused.</p>", status_code=403
+                )
+        return None
+
+    def tournament_page(
+        request: Request,
+        tid: IntId,
+        *,
+        token: dict[str, str] | None = None,
+        error: str | None = None,
+        status: int = 200,
+    ) -> Response:
+        sb = sb_of(request)
+        with sb.sf() as s:
+            try:
+                t = service.get_tournament(s, tid)
+            except ApiError as exc:
+                return HTMLResponse(f"<h1>404</h1><p>{exc.detail}</p>", status_code=404)
+            ctx: dict[str, Any] = {
+                "t": t,
+                "pairs": list(t.pairs),
+                "tables": service.tables_of(s, tid),
+                "rounds": service.rounds_json(s, tid),
+                "standings": [x.to_json() for x in service.compute_standings(s, t)],
+                "token": token,
+                "error": error,
+                "overrides": OVERRIDES,
+            }
+            return TEMPLATES.TemplateResponse(
+                request, "admin_tournament.html", ctx, status_code=status
+            )
+
+    def run(request: Request, tid: IntId, fn: Any) -> Response:
+        sb = sb_of(request)
+        try:
+            with sb.sf() as s:
+                fn(s)
+        except ApiError as exc:
+            sb.directory.invalidate()
+            detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+            return tournament_page(request, tid, error=detail, status=exc.status)
+        sb.directory.invalidate()
+        return RedirectResponse(f"/admin/{tid}", status_code=303)
+
+    @app.get("/admin", include_in_schema=False)
+    def admin_index(request: Request) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+        with sb_of(request).sf() as s:
+            ts = list(s.execute(select(Tournament).order_by(Tournament.id)).scalars())
+        return TEMPLATES.TemplateResponse(
+            request, "admin_index.html", {"tournaments": ts, "profiles": PROFILES, "error": None}
+        )
+
+    @app.post("/admin/tournaments", include_in_schema=False)
+    def admin_create(
+        request: Request,
+        name: Annotated[str, Form()] = "",
+        profile: Annotated[str, Form()] = "swiss-421",
+    ) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+        sb = sb_of(request)
+        try:
+            if not name.strip():
+                raise ApiError(422, "the tournament needs a name")
+            with sb.sf() as s:
+                t = service.create_tournament(s, name.strip()[:200], profile, None)
+        except ApiError as exc:
+            with sb.sf() as s:
+                ts = list(s.execute(select(Tournament).order_by(Tournament.id)).scalars())
+            return TEMPLATES.TemplateResponse(
+                request,
+                "admin_index.html",
+                {"tournaments": ts, "profiles": PROFILES, "error": exc.detail},
+                status_code=exc.status,
+            )
+        return RedirectResponse(f"/admin/{t.id}", status_code=303)
+
+    @app.get("/admin/{tid}", include_in_schema=False)
+    def admin_tournament(request: Request, tid: IntId) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+        return tournament_page(request, tid)
+
+    @app.post("/admin/{tid}/pairs", include_in_schema=False)
+    def admin_pair(
+        request: Request,
+        tid: IntId,
+        name: Annotated[str, Form()] = "",
+        players: Annotated[str, Form()] = "",
+        club: Annotated[str, Form()] = "",
+        number: Annotated[str, Form()] = "",
+    ) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+
+        def do(s: Any) -> None:
+            if not name.strip():
+                raise ApiError(422, "the pair needs a name")
+            num = None
+            if number.strip():
+                if not number.strip().isdigit() or not 1 <= int(number) <= 100_000:
+                    raise ApiError(422, f"pair number {number!r}: give a whole number 1..100000")
+                num = int(number)
+            service.add_pair(s, tid, name.strip()[:200], players[:400], club[:200], num)
+
+        return run(request, tid, do)
+
+    @app.post("/admin/{tid}/tables", include_in_schema=False)
+    def admin_table(
+        request: Request,
+        tid: IntId,
+        table_id: Annotated[str, Form()] = "",
+        name: Annotated[str, Form()] = "",
+    ) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+        from pydantic import TypeAdapter, ValidationError
+
+        from kiosk.scoreboard.schemas import TableId
+
+        sb = sb_of(request)
+        try:
+            TypeAdapter(TableId).validate_python(table_id)
+        except ValidationError:
+            return tournament_page(
+                request,
+                tid,
+                status=422,
+                error=f"table id {table_id!r}: letters, digits, '_', '-', '.'; 1..64 characters",
+            )
+        try:
+            with sb.sf() as s:
+                _gt, token = service.add_table(s, tid, table_id, name[:200])
+        except ApiError as exc:
+            return tournament_page(request, tid, error=str(exc.detail), status=exc.status)
+        sb.directory.invalidate()
+        return tournament_page(request, tid, token={"table": table_id, "token": token})
+
+    @app.post("/admin/{tid}/tables/{table_id}/token", include_in_schema=False)
+    def admin_rotate(request: Request, tid: IntId, table_id: str) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+        sb = sb_of(request)
+        try:
+            with sb.sf() as s:
+                token = service.rotate_token(s, table_id)
+        except ApiError as exc:
+            return tournament_page(request, tid, error=str(exc.detail), status=exc.status)
+        sb.directory.invalidate()
+        return tournament_page(request, tid, token={"table": table_id, "token": token})
+
+    @app.post("/admin/{tid}/rounds", include_in_schema=False)
+    def admin_round(
+        request: Request,
+        tid: IntId,
+        mode: Annotated[str, Form()] = "swiss",
+        pairings: Annotated[str, Form()] = "",
+    ) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+
+        def do(s: Any) -> None:
+            plan = None if mode == "swiss" else parse_pairings(pairings)
+            service.create_round(s, tid, plan)
+
+        return run(request, tid, do)
+
+    @app.post("/admin/{tid}/rounds/{number}/close", include_in_schema=False)
+    def admin_close(request: Request, tid: IntId, number: IntId) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+        return run(request, tid, lambda s: service.close_round(s, tid, number))
+
+    @app.post("/admin/{tid}/matches/{match_id}/override", include_in_schema=False)
+    def admin_override(
+        request: Request, tid: IntId, match_id: IntId, result: Annotated[str, Form()] = ""
+    ) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+
+        def do(s: Any) -> None:
+            if result not in OVERRIDES:
+                raise ApiError(422, f"result {result!r}: choose one of {', '.join(OVERRIDES[1:])}")
+            service.set_override(s, match_id, result or None)
+
+        return run(request, tid, do)
+
+    # ------------------------------------------------------------------ public pages
+    @app.get("/scoreboard", include_in_schema=False)
+    def board_index(request: Request) -> Response:
+        with sb_of(request).sf() as s:
+            ts = list(s.execute(select(Tournament).order_by(Tournament.id)).scalars())
+        if len(ts) == 1:
+            return RedirectResponse(f"/scoreboard/{ts[0].id}", status_code=307)
+        return TEMPLATES.TemplateResponse(request, "board_index.html", {"tournaments": ts})
+
+    @app.get("/scoreboard/{tid}", include_in_schema=False)
+    async def board(request: Request, tid: IntId) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        sb = sb_of(request)
+
+        def load() -> dict[str, Any] | None:
+            with sb.sf() as s:
+                t = s.get(Tournament, tid)
+                if t is None:
+                    return None
+                return {
+                    "t": {"id": t.id, "name": t.name, "profile": t.profile},
+                    "table_ids": list(service.table_ids(s, tid)),
+                    "standings": [x.to_json() for x in service.compute_standings(s, t)],
+                    "rounds": service.rounds_json(s, tid),
+                }
+
+        ctx = await run_in_threadpool(load)
+        if ctx is None:
+            return HTMLResponse(f"<h1>404</h1><p>No tournament {tid}.</p>", status_code=404)
+        ctx["tables"] = [
+            (await sb.hub.table(t, sb.directory.match_for(t))).to_json() for t in ctx["table_ids"]
+        ]
+        return TEMPLATES.TemplateResponse(request, "board.html", ctx)

@@ -1,0 +1,350 @@
+"""Pydantic models at the edge: the event JSON of CONTRACT.md and the API's own bodies.
+
+Every event has ``v`` (1), ``id``, ``table``, ``deal``, ``seq``, ``t`` and ``type``, plus the
+fields of its type. Unknown *types* are refused (422 naming ``type``); extra *fields* are kept
+(CONTRACT.md: "add freely"). Cards are checked and stored in canonical notation.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+from fastapi import Path
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+)
+
+from engine.cards import CardError, parse_cards, parse_level
+
+Seat = Literal["N", "E", "S", "W"]
+Team = Literal["NS", "EW"]
+FOUL_KINDS = (
+    "out_of_turn",
+    "exposed_card",
+    "illegal_play",
+    "slow_play",
+    "card_count",
+    "wrong_tribute",
+    "duplicate_card",
+)
+FoulKind = Literal[
+    "out_of_turn",
+    "exposed_card",
+    "illegal_play",
+    "slow_play",
+    "card_count",
+    "wrong_tribute",
+    "duplicate_card",
+]
+MAX_SEQ = 2**53
+#: Integer ids in URL paths (tournament, round, match): bounded so no driver overflows.
+IntId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+# Printable identifiers: no control characters (they break logs, URLs and PostgreSQL text).
+Ident = Annotated[
+    str, StringConstraints(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f\x7f]+$")
+]
+TableId = Annotated[
+    str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+]
+
+
+def _table_from_int(value: Any) -> Any:
+    # A kiosk may number its tables; the scoreboard keys them by text.
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+def _level(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise ValueError("a level is a rank character 2..9, T, J, Q, K or A")
+    try:
+        return parse_level(value)
+    except (CardError, ValueError) as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _cards(value: Any) -> list[str]:
+    if isinstance(value, str):
+        text: Any = value
+    elif isinstance(value, list) and all(isinstance(c, str) for c in value):
+        text = value
+    else:
+        raise ValueError('cards are a list of card strings (e.g. ["S3", "HR"]) or one string')
+    try:
+        cards = parse_cards(text)
+    except CardError as exc:
+        raise ValueError(str(exc)) from None
+    if not cards:
+        raise ValueError("no cards given")
+    return [str(c) for c in cards]
+
+
+def _card(value: Any) -> str:
+    cards = _cards(value)
+    if len(cards) != 1:
+        raise ValueError(f"expected one card, got {len(cards)}")
+    return cards[0]
+
+
+Level = Annotated[str, BeforeValidator(_level)]
+Cards = Annotated[list[str], BeforeValidator(_cards)]
+OneCard = Annotated[str, BeforeValidator(_card)]
+StrictNonNeg = Annotated[int, Field(strict=True, ge=0, le=MAX_SEQ)]
+
+
+class EventBase(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    v: Literal[1] = Field(description="event schema version; 1")
+    id: Ident = Field(description="unique event id, stable across retries")
+    table: Annotated[TableId, BeforeValidator(_table_from_int)] = Field(
+        description="the table's id, as registered at the scoreboard"
+    )
+    deal: Annotated[int, Field(strict=True, ge=0, le=1_000_000)] = Field(
+        description="deal number within the match"
+    )
+    seq: StrictNonNeg = Field(description="per-table sequence number, gapless, from 1")
+    t: float = Field(ge=0, le=1e9, description="seconds since the recording/session started")
+
+    @field_validator("t")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if not math.isfinite(value):
+            raise ValueError("t must be a finite number of seconds")
+        return value
+
+
+class DealStarted(EventBase):
+    type: Literal["deal_started"]
+    level: Level
+    leader: Seat | None = None
+
+
+class Tribute(EventBase):
+    type: Literal["tribute"]
+    from_: Seat = Field(alias="from")
+    to: Seat
+    card: OneCard
+
+
+class TributeReturned(EventBase):
+    type: Literal["tribute_returned"]
+    from_: Seat = Field(alias="from")
+    to: Seat
+    card: OneCard
+
+
+class AntiTribute(EventBase):
+    type: Literal["anti_tribute"]
+    seats: list[Seat] = Field(min_length=1, max_length=4)
+
+
+class Play(EventBase):
+    type: Literal["play"]
+    seat: Seat
+    cards: Cards
+    combo: str | dict[str, Any] | None = None
+
+
+class Pass(EventBase):
+    type: Literal["pass"]
+    seat: Seat
+
+
+class SeatOut(EventBase):
+    type: Literal["seat_out"]
+    seat: Seat
+    place: Annotated[int, Field(strict=True, ge=1, le=4)]
+
+
+class Foul(EventBase):
+    type: Literal["foul"]
+    seat: Seat | None = None
+    kind: FoulKind
+    detail: str | dict[str, Any] | None = None
+
+
+class Correction(EventBase):
+    type: Literal["correction"]
+    replaces: Ident
+    by: str | dict[str, Any] | None = None
+
+
+class DealEnded(EventBase):
+    type: Literal["deal_ended"]
+    order: list[Seat] = Field(min_length=2, max_length=4)
+    levels: dict[Team, Level]
+
+    @field_validator("order")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError(f"finishing order repeats a seat: {value}")
+        return value
+
+    @field_validator("levels")
+    @classmethod
+    def _both(cls, value: dict[str, str]) -> dict[str, str]:
+        if set(value) != {"NS", "EW"}:
+            raise ValueError('levels needs both teams, e.g. {"NS": "3", "EW": "2"}')
+        return value
+
+
+class MatchEnded(EventBase):
+    type: Literal["match_ended"]
+    winner: Literal["NS", "EW", "draw"] | None = Field(
+        description="NS, EW, or null/'draw' for a drawn (time-limited) match"
+    )
+
+
+Event = Annotated[
+    DealStarted
+    | Tribute
+    | TributeReturned
+    | AntiTribute
+    | Play
+    | Pass
+    | SeatOut
+    | Foul
+    | Correction
+    | DealEnded
+    | MatchEnded,
+    Field(discriminator="type"),
+]
+EVENT_TYPES = (
+    "deal_started",
+    "tribute",
+    "tribute_returned",
+    "anti_tribute",
+    "play",
+    "pass",
+    "seat_out",
+    "foul",
+    "correction",
+    "deal_ended",
+    "match_ended",
+)
+MAX_BATCH = 1000
+EventBatch = Annotated[list[Event], Field(min_length=1, max_length=MAX_BATCH)]
+
+
+def event_body(event: EventBase) -> dict[str, Any]:
+    """The canonical JSON object stored for an event (aliases, canonical cards, extras kept)."""
+    return event.model_dump(mode="json", by_alias=True)
+
+
+# ----------------------------------------------------------------------------- API bodies
+
+
+class IngestResult(BaseModel):
+    table: str
+    accepted: list[str] = Field(description="ids stored by this request")
+    duplicates: list[str] = Field(description="ids already stored with the same content")
+    max_seq: int = Field(description="highest seq stored for the table (0 when none)")
+    missing: list[int] = Field(description="seqs below max_seq not received (first 1000)")
+    missing_count: int
+
+
+class MissingSeqs(BaseModel):
+    table: str
+    max_seq: int
+    stored: int
+    missing: list[int]
+    missing_count: int
+
+
+class TournamentIn(BaseModel):
+    name: Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)]
+    profile: str = Field(default="swiss-421", description="rule profile name from RULES.md")
+    lots_seed: Annotated[int, Field(ge=0, le=2**62)] | None = Field(
+        default=None, description="seed of the drawing of lots; random when omitted"
+    )
+
+
+class TournamentOut(BaseModel):
+    id: int
+    name: str
+    profile: str
+    lots_seed: int
+
+
+class PairIn(BaseModel):
+    name: Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)]
+    players: Annotated[str, StringConstraints(max_length=400)] = ""
+    club: Annotated[str, StringConstraints(max_length=200)] = ""
+    number: Annotated[int, Field(ge=1, le=100_000)] | None = Field(
+        default=None, description="draw number; next free number when omitted"
+    )
+
+
+class PairOut(BaseModel):
+    id: int
+    number: int
+    name: str
+    players: str
+    club: str
+
+
+class TableIn(BaseModel):
+    id: TableId
+    name: Annotated[str, StringConstraints(max_length=200)] = ""
+
+
+class TableOut(BaseModel):
+    id: str
+    name: str
+    tournament_id: int
+
+
+class TableWithToken(TableOut):
+    token: str = Field(description="bearer token for the table's kiosk; shown only now")
+
+
+class PairingIn(BaseModel):
+    table: TableId | None = Field(default=None, description="table id; null for a bye")
+    ew: Annotated[int, Field(ge=1, le=100_000)] = Field(description="pair number seated East-West")
+    ns: Annotated[int, Field(ge=1, le=100_000)] | None = Field(
+        default=None, description="pair number seated North-South; null for a bye"
+    )
+
+
+class RoundIn(BaseModel):
+    pairings: list[PairingIn] | None = Field(
+        default=None, description="explicit pairings; omit to let the Swiss pairing decide"
+    )
+
+
+class MatchOut(BaseModel):
+    id: int
+    round: int
+    table: str | None
+    ew: int
+    ns: int | None
+    status: str
+    winner: str | None
+    level_ew: str
+    level_ns: str
+    deals_played: int
+    fouls_ew: int
+    fouls_ns: int
+    override: str | None
+
+
+class RoundOut(BaseModel):
+    id: int
+    number: int
+    status: str
+    matches: list[MatchOut]
+
+
+class OverrideIn(BaseModel):
+    result: Literal["ew", "ns", "draw", "ew_no_show", "ns_no_show", "both_no_show"] | None = Field(
+        description="admin result that wins over the events; null clears it"
+    )

@@ -1,0 +1,911 @@
+"""Database operations behind the API, the admin pages and the CLI (sync SQLAlchemy sessions)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from sqlalchemy import Connection, CursorResult, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from kiosk.scoreboard.fold import RESULT_TYPES, TableState, match_summary, table_state
+from kiosk.scoreboard.models import (
+    Deal,
+    EventRow,
+    GameTable,
+    Match,
+    Pair,
+    Round,
+    Tournament,
+    utcnow,
+)
+from kiosk.scoreboard.schemas import EventBase, IngestResult, MissingSeqs, event_body
+from kiosk.scoreboard.standings import (
+    PROFILES,
+    MatchInput,
+    Pairing,
+    Standing,
+    StandingsError,
+    swiss_pairings,
+)
+from kiosk.scoreboard.standings import standings as rank_pairs
+
+MISSING_LIST_LIMIT = 1000
+
+
+class ApiError(Exception):
+    """An error with an HTTP status and a message saying what was wrong and what to do."""
+
+    def __init__(self, status: int, detail: Any) -> None:
+        super().__init__(detail if isinstance(detail, str) else json.dumps(detail))
+        self.status = status
+        self.detail = detail
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def new_token() -> str:
+    return "gdt_" + secrets.token_urlsafe(24)
+
+
+def canonical(body: dict[str, Any]) -> str:
+    return json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _bad_text(value: Any, path: str) -> str | None:
+    """Path of the first string with a NUL or an unpaired surrogate (unstorable), else None."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return path
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path
+        return None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            bad = _bad_text(k, f"{path}.<key>") or _bad_text(v, f"{path}.{k}")
+            if bad:
+                return bad
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            bad = _bad_text(v, f"{path}[{i}]")
+            if bad:
+                return bad
+    return None
+
+
+# ----------------------------------------------------------------------------- directory
+
+
+class Directory:
+    """Cached lookups the ingestion path needs on every request: token -> table, table ->
+    tournament, table -> current match. Reloaded when older than ``ttl`` seconds or when this
+    process changed them (``invalidate``)."""
+
+    def __init__(self, sf: sessionmaker[Session], ttl: float = 2.0) -> None:
+        self._sf = sf
+        self._ttl = ttl
+        self._lock = threading.Lock()
+        self._loaded = 0.0
+        self.by_token: dict[str, str] = {}
+        self.tournament_of: dict[str, int] = {}
+        self.current_match: dict[str, int] = {}
+
+    def invalidate(self) -> None:
+        self._loaded = 0.0
+
+    def _refresh(self) -> None:
+        if time.monotonic() - self._loaded < self._ttl:
+            return
+        with self._lock:
+            if time.monotonic() - self._loaded < self._ttl:
+                return
+            with self._sf() as s:
+                tables = s.execute(
+                    select(GameTable.id, GameTable.token_hash, GameTable.tournament_id)
+                ).all()
+                open_matches = s.execute(
+                    select(Match.table_id, Match.id, Round.number)
+                    .join(Round, Match.round_id == Round.id)
+                    .where(Round.status == "open", Match.table_id.is_not(None))
+                    .order_by(Round.number)
+                ).all()
+            self.by_token = {h: tid for tid, h, _ in tables}
+            self.tournament_of = {tid: tour for tid, _, tour in tables}
+            self.current_match = {tid: mid for tid, mid, _ in open_matches if tid is not None}
+            self._loaded = time.monotonic()
+
+    def table_for_token(self, token: str) -> str | None:
+        self._refresh()
+        return self.by_token.get(hash_token(token))
+
+    def has_table(self, table: str) -> bool:
+        self._refresh()
+        if table in self.tournament_of:
+            return True
+        self.invalidate()  # made by another process just now?
+        self._refresh()
+        return table in self.tournament_of
+
+    def match_for(self, table: str) -> int | None:
+        self._refresh()
+        return self.current_match.get(table)
+
+
+# ----------------------------------------------------------------------------- ingestion
+
+
+@dataclass
+class IngestOutcome:
+    result: IngestResult
+    new_bodies: list[dict[str, Any]] = field(default_factory=list)
+    rebuilt_matches: set[int] = field(default_factory=set)
+    tournament: int | None = None
+
+
+def ingest(
+    sf: sessionmaker[Session], directory: Directory, auth_table: str, events: Sequence[EventBase]
+) -> IngestOutcome:
+    """Store the events of one table exactly once. All or nothing: a conflict stores nothing.
+
+    404: an event names a table the scoreboard does not know. 403: an event of another table.
+    409: an id already stored with different content, or a seq already taken by another id.
+    """
+    for ev in events:
+        if not directory.has_table(ev.table):
+            raise ApiError(
+                404,
+                f"event {ev.id!r} is for unknown table {ev.table!r}: register the table on the "
+                "scoreboard first (admin page, POST /api/v1/tournaments/{id}/tables or "
+                "`guandan scoreboard add-table`)",
+            )
+        if ev.table != auth_table:
+            raise ApiError(
+                403,
+                f"event {ev.id!r} is for table {ev.table!r} but the token is table "
+                f"{auth_table!r}'s: a table can only write its own events",
+            )
+    rows: dict[str, dict[str, Any]] = {}
+    by_seq: dict[int, str] = {}
+    conflicts: list[dict[str, Any]] = []
+    for ev in events:
+        body = event_body(ev)
+        bad = _bad_text(body, "event")
+        if bad:
+            raise ApiError(
+                422,
+                f"event {ev.id!r}: field {bad} holds a NUL character or an unpaired surrogate; "
+                "send valid UTF-8 text",
+            )
+        text = canonical(body)
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        if ev.id in rows:
+            if rows[ev.id]["digest"] != digest:
+                conflicts.append(
+                    {
+                        "id": ev.id,
+                        "reason": "the id appears twice in the batch with different content",
+                    }
+                )
+            continue
+        if ev.seq in by_seq:
+            conflicts.append(
+                {
+                    "id": ev.id,
+                    "reason": f"seq {ev.seq} appears twice in the batch ({by_seq[ev.seq]!r} too)",
+                }
+            )
+            continue
+        by_seq[ev.seq] = ev.id
+        explicit_round = body.get("round")
+        rows[ev.id] = {
+            "id": ev.id,
+            "table_id": ev.table,
+            "seq": ev.seq,
+            "deal": ev.deal,
+            "t": ev.t,
+            "type": body["type"],
+            "body": body,
+            "digest": digest,
+            "_text": text,
+            "_round": explicit_round if isinstance(explicit_round, int) else None,
+        }
+    if conflicts:
+        raise ApiError(409, _conflict_detail(conflicts))
+    last_exc: Exception | None = None
+    for _attempt in range(4):
+        try:
+            return _ingest_once(sf, directory, auth_table, rows)
+        except IntegrityError as exc:  # a concurrent request stored some of them first
+            last_exc = exc
+            continue
+    raise ApiError(503, f"could not store the events after retries ({last_exc}); retry later")
+
+
+def _conflict_detail(conflicts: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "message": "conflicting events, nothing stored: an event id must always carry the same "
+        "content and a seq belongs to one event; check the kiosk's event log",
+        "conflicts": conflicts,
+    }
+
+
+class _Conflict(Exception):
+    def __init__(self, conflicts: list[dict[str, Any]]) -> None:
+        self.conflicts = conflicts
+
+
+_EVENT_COLS = (
+    "id",
+    "table_id",
+    "seq",
+    "deal",
+    "t",
+    "type",
+    "match_id",
+    "body",
+    "digest",
+    "received_at",
+)
+
+
+def _param(conn: Connection, name: str) -> str:
+    return f"%({name})s" if conn.dialect.name == "postgresql" else f":{name}"
+
+
+def _insert_events(conn: Connection, rows: list[dict[str, Any]]) -> set[str]:
+    """One ``INSERT ... VALUES (...), ... ON CONFLICT DO NOTHING RETURNING id`` in driver SQL
+    (the ORM's per-statement overhead was most of the ingest time); returns the ids stored."""
+    pg = conn.dialect.name == "postgresql"
+    now = utcnow() if pg else utcnow().strftime("%Y-%m-%d %H:%M:%S.%f")
+    values = []
+    params: dict[str, Any] = {"now": now}
+    for i, r in enumerate(rows):
+        ph = []
+        for col in _EVENT_COLS:
+            key = f"{col}{i}"
+            if col == "received_at":
+                ph.append(_param(conn, "now"))
+                continue
+            val = r[col]
+            if col == "body":
+                val = r["_text"]
+                ph.append(f"CAST({_param(conn, key)} AS json)" if pg else _param(conn, key))
+            else:
+                ph.append(_param(conn, key))
+            params[key] = val
+        values.append("(" + ", ".join(ph) + ")")
+    sql = (
+        f"INSERT INTO event ({', '.join(_EVENT_COLS)}) VALUES {', '.join(values)} "
+        "ON CONFLICT DO NOTHING RETURNING id"
+    )
+    return {row[0] for row in conn.exec_driver_sql(sql, params)}
+
+
+_PG_CASTS = {
+    "id": "text",
+    "table_id": "text",
+    "seq": "bigint",
+    "deal": "integer",
+    "t": "double precision",
+    "type": "text",
+    "match_id": "integer",
+    "body": "json",
+    "digest": "text",
+    "received_at": "timestamptz",
+}
+
+
+@dataclass
+class _PgInsert:
+    inserted: set[str]
+    clashes: list[dict[str, Any]]
+    count_before: int
+    max_before: int
+
+
+def _pg_insert(conn: Connection, rows: list[dict[str, Any]], table: str) -> _PgInsert:
+    """PostgreSQL: one statement checks for conflicts, inserts (all or nothing) and reads the
+    table's seq count/max — one round trip, atomic even in autocommit mode. Every CTE sees the
+    same snapshot, so count/max are from before the insert."""
+    params: dict[str, Any] = {"t": table, "now": utcnow()}
+    values = []
+    for i, r in enumerate(rows):
+        ph = []
+        for col in _EVENT_COLS:
+            if col == "received_at":
+                ph.append("%(now)s::timestamptz")
+                continue
+            key = f"{col}{i}"
+            params[key] = r["_text"] if col == "body" else r[col]
+            ph.append(f"%({key})s::{_PG_CASTS[col]}")
+        values.append("(" + ", ".join(ph) + ")")
+    cols = ", ".join(_EVENT_COLS)
+    sql = f"""
+WITH v ({cols}) AS (VALUES {", ".join(values)}),
+clash AS (
+  SELECT v.id AS id, 'content' AS why, e.id AS other FROM v JOIN event e ON e.id = v.id
+   WHERE e.digest <> v.digest
+  UNION ALL
+  SELECT v.id, 'seq', e.id FROM v JOIN event e ON e.table_id = v.table_id AND e.seq = v.seq
+   WHERE e.id <> v.id
+),
+ins AS (
+  INSERT INTO event ({cols}) SELECT {cols} FROM v WHERE NOT EXISTS (SELECT 1 FROM clash)
+  ON CONFLICT DO NOTHING RETURNING id
+),
+agg AS (SELECT count(seq) AS c, max(seq) AS m FROM event WHERE table_id = %(t)s AND seq >= 1)
+SELECT 'i'::text, id, NULL::text, NULL::text, NULL::bigint FROM ins
+UNION ALL SELECT 'c'::text, id, why, other, NULL::bigint FROM clash
+UNION ALL SELECT 'a'::text, NULL::text, NULL::text, c::text, m FROM agg
+"""
+    out = _PgInsert(set(), [], 0, 0)
+    for kind, eid, why, other, top in conn.exec_driver_sql(sql, params):
+        if kind == "i":
+            out.inserted.add(eid)
+        elif kind == "c":
+            seq = next((r["seq"] for r in rows if r["id"] == eid), None)
+            reason = (
+                "already stored with different content"
+                if why == "content"
+                else f"seq {seq} of table {table!r} is event {other!r}"
+            )
+            out.clashes.append({"id": eid, "reason": reason})
+        else:
+            out.count_before = int(other or 0)
+            out.max_before = int(top or 0)
+    return out
+
+
+def _count_max(conn: Connection, table: str) -> tuple[int, int]:
+    sql = (
+        f"SELECT count(seq), max(seq) FROM event WHERE table_id = {_param(conn, 't')} AND seq >= 1"
+    )
+    count, top = conn.exec_driver_sql(sql, {"t": table}).one()
+    return int(count or 0), int(top or 0)
+
+
+def _ingest_once(
+    sf: sessionmaker[Session],
+    directory: Directory,
+    table: str,
+    rows: dict[str, dict[str, Any]],
+) -> IngestOutcome:
+    # PostgreSQL: one statement (conflict check + insert + seq count/max), in autocommit mode
+    # unless a result-bearing event needs the match re-derived in the same transaction.
+    # SQLite: INSERT ... ON CONFLICT DO NOTHING RETURNING id, then classify what it skipped.
+    engine = sf.kw["bind"]
+    pg = engine.dialect.name == "postgresql"
+    rebuilt: set[int] = set()
+    tournament = directory.tournament_of.get(table)
+    ordered = sorted(rows.values(), key=lambda r: r["seq"])
+    default_match = directory.match_for(table)
+    explicit: dict[int, int | None] = {}
+    to_insert = []
+    with engine.connect() as conn:
+        for r in ordered:
+            rnd = r["_round"]
+            if rnd is None:
+                match_id = default_match
+            else:
+                if rnd not in explicit:
+                    explicit[rnd] = conn.execute(
+                        select(Match.id)
+                        .join(Round, Match.round_id == Round.id)
+                        .where(Match.table_id == table, Round.number == rnd)
+                    ).scalar_one_or_none()
+                match_id = explicit[rnd]
+            r["match_id"] = match_id
+            to_insert.append({k: v for k, v in r.items() if k != "_round"})
+        if conn.in_transaction():
+            conn.rollback()
+        needs_tx = not pg or any(
+            r["match_id"] is not None and r["type"] in RESULT_TYPES for r in to_insert
+        )
+        if not needs_tx:
+            conn.execution_options(isolation_level="AUTOCOMMIT")
+        counted: tuple[int, int] | None = None
+        if pg:
+            res = _pg_insert(conn, to_insert, table)
+            if res.clashes:
+                if conn.in_transaction():
+                    conn.rollback()
+                raise ApiError(409, _conflict_detail(res.clashes))
+            inserted = res.inserted
+            new_seqs = [r["seq"] for r in to_insert if r["id"] in inserted and r["seq"] >= 1]
+            counted = (
+                res.count_before + len(new_seqs),
+                max([res.max_before, *new_seqs]),
+            )
+        else:
+            inserted = _insert_events(conn, to_insert)
+        duplicates: list[str] = []
+        if len(inserted) < len(to_insert):
+            skipped = [r for r in to_insert if r["id"] not in inserted]
+            stored = dict(
+                conn.execute(
+                    select(EventRow.id, EventRow.digest).where(
+                        EventRow.id.in_([r["id"] for r in skipped])
+                    )
+                ).all()
+            )
+            conflicts: list[dict[str, Any]] = []
+            for r in skipped:
+                if r["id"] not in stored:
+                    other = conn.execute(
+                        select(EventRow.id).where(
+                            EventRow.table_id == table, EventRow.seq == r["seq"]
+                        )
+                    ).scalar_one_or_none()
+                    conflicts.append(
+                        {
+                            "id": r["id"],
+                            "reason": f"seq {r['seq']} of table {table!r} is event {other!r}",
+                        }
+                    )
+                elif stored[r["id"]] != r["digest"]:
+                    conflicts.append(
+                        {"id": r["id"], "reason": "already stored with different content"}
+                    )
+                else:
+                    duplicates.append(r["id"])
+            if conflicts:
+                if conn.in_transaction():
+                    conn.rollback()
+                raise ApiError(409, _conflict_detail(conflicts))
+        new = [r for r in to_insert if r["id"] in inserted]
+        for r in new:
+            if r["match_id"] is not None and r["type"] in RESULT_TYPES:
+                rebuilt.add(r["match_id"])
+        for mid in sorted(rebuilt):
+            rebuild_match(conn, mid)
+        # Gap check inside the transaction: it sees this request's rows, saves round trips.
+        missing = missing_seqs(conn, table, counted)
+        if conn.in_transaction():
+            conn.commit()
+    result = IngestResult(
+        table=table,
+        accepted=[eid for eid in rows if eid in inserted],
+        duplicates=[eid for eid in rows if eid in set(duplicates)],
+        max_seq=missing.max_seq,
+        missing=missing.missing,
+        missing_count=missing.missing_count,
+    )
+    return IngestOutcome(
+        result=result,
+        new_bodies=[dict(r["body"], _match=r["match_id"]) for r in new],
+        rebuilt_matches=rebuilt,
+        tournament=tournament,
+    )
+
+
+def missing_seqs(
+    s: Session | Connection, table: str, counted: tuple[int, int] | None = None
+) -> MissingSeqs:
+    """Seqs 1..max not stored for ``table`` (seq 0, if a kiosk uses it, is never required).
+    ``counted``: (count, max) when the caller knows them already."""
+    conn = s if isinstance(s, Connection) else s.connection()
+    count, top = counted if counted is not None else _count_max(conn, table)
+    missing: list[int] = []
+    if count < top:
+        have = s.execute(
+            select(EventRow.seq)
+            .where(EventRow.table_id == table, EventRow.seq >= 1)
+            .order_by(EventRow.seq)
+        ).scalars()
+        expect = 1
+        for seq in have:
+            while expect < seq and len(missing) < MISSING_LIST_LIMIT:
+                missing.append(expect)
+                expect += 1
+            expect = seq + 1
+            if len(missing) >= MISSING_LIST_LIMIT:
+                break
+    return MissingSeqs(
+        table=table, max_seq=top, stored=count, missing=missing, missing_count=top - count
+    )
+
+
+def rebuild_match(s: Session | Connection, match_id: int) -> None:
+    """Re-derive a match's deals and result from its events (the fold)."""
+    bodies = (
+        s.execute(
+            select(EventRow.body)
+            .where(EventRow.match_id == match_id, EventRow.type.in_(sorted(RESULT_TYPES)))
+            .order_by(EventRow.seq)
+        )
+        .scalars()
+        .all()
+    )
+    summary = match_summary(bodies)
+    s.execute(
+        update(Match)
+        .where(Match.id == match_id)
+        .values(
+            status=summary.status,
+            winner=summary.winner,
+            level_ns=summary.levels["NS"],
+            level_ew=summary.levels["EW"],
+            deals_played=summary.deals_played,
+            fouls_ns=summary.fouls["NS"],
+            fouls_ew=summary.fouls["EW"],
+        )
+    )
+    s.execute(delete(Deal).where(Deal.match_id == match_id))
+    if summary.deals:
+        s.execute(
+            insert(Deal),
+            [
+                {
+                    "match_id": match_id,
+                    "number": d.number,
+                    "level": d.level,
+                    "leader": d.leader,
+                    "finish_order": "".join(d.order) if d.order else None,
+                    "level_ns": (d.levels or {}).get("NS"),
+                    "level_ew": (d.levels or {}).get("EW"),
+                    "ended": d.ended,
+                }
+                for d in sorted(summary.deals.values(), key=lambda d: d.number)
+            ],
+        )
+
+
+def load_table_state(s: Session, table: str, match_id: int | None) -> TableState:
+    """The live summary of a table: fold over the events of its current match."""
+    q = select(EventRow.body).where(EventRow.table_id == table)
+    q = (
+        q.where(EventRow.match_id == match_id)
+        if match_id is not None
+        else q.where(EventRow.match_id.is_(None))
+    )
+    bodies = s.execute(q.order_by(EventRow.seq)).scalars().all()
+    return table_state(table, match_id, bodies)
+
+
+def list_events(s: Session, table: str, after_seq: int, limit: int) -> list[dict[str, Any]]:
+    rows = s.execute(
+        select(EventRow.body)
+        .where(EventRow.table_id == table, EventRow.seq > after_seq)
+        .order_by(EventRow.seq)
+        .limit(limit)
+    ).scalars()
+    return list(rows)
+
+
+# ----------------------------------------------------------------------------- admin
+
+
+def create_tournament(s: Session, name: str, profile: str, lots_seed: int | None) -> Tournament:
+    if profile not in PROFILES:
+        raise ApiError(
+            422, f"unknown profile {profile!r}: use one of {', '.join(PROFILES)} (RULES.md)"
+        )
+    seed = lots_seed if lots_seed is not None else secrets.randbits(62)
+    t = Tournament(name=name, profile=profile, lots_seed=seed)
+    s.add(t)
+    s.commit()
+    return t
+
+
+def get_tournament(s: Session, tid: int) -> Tournament:
+    t = s.get(Tournament, tid)
+    if t is None:
+        raise ApiError(404, f"no tournament {tid}: list them with GET /api/v1/tournaments")
+    return t
+
+
+def add_pair(
+    s: Session, tid: int, name: str, players: str = "", club: str = "", number: int | None = None
+) -> Pair:
+    get_tournament(s, tid)
+    if number is None:
+        top = s.execute(select(func.max(Pair.number)).where(Pair.tournament_id == tid)).scalar()
+        number = int(top or 0) + 1
+    elif s.execute(select(Pair.id).where(Pair.tournament_id == tid, Pair.number == number)).first():
+        raise ApiError(409, f"pair number {number} is taken in tournament {tid}: pick another")
+    p = Pair(tournament_id=tid, number=number, name=name, players=players, club=club)
+    s.add(p)
+    s.commit()
+    return p
+
+
+def add_table(s: Session, tid: int, table_id: str, name: str = "") -> tuple[GameTable, str]:
+    get_tournament(s, tid)
+    if s.get(GameTable, table_id) is not None:
+        raise ApiError(409, f"table {table_id!r} exists already: rotate its token instead")
+    token = new_token()
+    pos = s.execute(select(func.count(GameTable.id)).where(GameTable.tournament_id == tid)).scalar()
+    gt = GameTable(
+        id=table_id,
+        tournament_id=tid,
+        name=name or table_id,
+        position=int(pos or 0) + 1,
+        token_hash=hash_token(token),
+    )
+    s.add(gt)
+    s.commit()
+    return gt, token
+
+
+def rotate_token(s: Session, table_id: str) -> str:
+    gt = s.get(GameTable, table_id)
+    if gt is None:
+        raise ApiError(404, f"no table {table_id!r}: create it first")
+    token = new_token()
+    gt.token_hash = hash_token(token)
+    s.commit()
+    return token
+
+
+def _pairs_by_number(s: Session, tid: int) -> dict[int, Pair]:
+    return {p.number: p for p in s.execute(select(Pair).where(Pair.tournament_id == tid)).scalars()}
+
+
+def create_round(
+    s: Session, tid: int, pairings: Sequence[tuple[str | None, int, int | None]] | None
+) -> Round:
+    """A new open round. ``pairings``: (table, ew, ns); None: Swiss pairing (``swiss_round``)."""
+    t = get_tournament(s, tid)
+    open_round = s.execute(
+        select(Round.number).where(Round.tournament_id == tid, Round.status == "open")
+    ).first()
+    if open_round:
+        raise ApiError(409, f"round {open_round[0]} is still open: close it first")
+    if pairings is None:
+        pairings = swiss_round(s, t)
+    pairs = _pairs_by_number(s, tid)
+    tables = {
+        gt.id for gt in s.execute(select(GameTable).where(GameTable.tournament_id == tid)).scalars()
+    }
+    seen_pairs: set[int] = set()
+    seen_tables: set[str] = set()
+    for table, ew, ns in pairings:
+        for num in (ew, ns):
+            if num is None:
+                continue
+            if num not in pairs:
+                raise ApiError(422, f"pairing names pair {num}, which is not in tournament {tid}")
+            if num in seen_pairs:
+                raise ApiError(422, f"pair {num} is paired twice in this round")
+            seen_pairs.add(num)
+        if ns is None and table is not None:
+            raise ApiError(422, f"pair {ew} has a bye but a table {table!r}: a bye has no table")
+        if ns is not None:
+            if table is None:
+                raise ApiError(422, f"pairing {ew} v {ns} needs a table")
+            if table not in tables:
+                raise ApiError(422, f"pairing {ew} v {ns}: no table {table!r} in tournament {tid}")
+            if table in seen_tables:
+                raise ApiError(422, f"table {table!r} is used twice in this round")
+            seen_tables.add(table)
+    number = (
+        int(
+            s.execute(select(func.max(Round.number)).where(Round.tournament_id == tid)).scalar()
+            or 0
+        )
+        + 1
+    )
+    rnd = Round(tournament_id=tid, number=number, status="open")
+    s.add(rnd)
+    s.flush()
+    created: list[Match] = []
+    for table, ew, ns in pairings:
+        m = Match(
+            round_id=rnd.id,
+            table_id=table,
+            pair_ew_id=pairs[ew].id,
+            pair_ns_id=pairs[ns].id if ns is not None else None,
+            status="finished" if ns is None else "pending",
+        )
+        s.add(m)
+        created.append(m)
+    s.flush()
+    # Events a table sent while no round was open (a kiosk started before the organiser
+    # opened the round) belong to the table's match in this round.
+    for m in created:
+        if m.table_id is None:
+            continue
+        moved = cast(
+            CursorResult[Any],
+            s.execute(
+                update(EventRow)
+                .where(EventRow.table_id == m.table_id, EventRow.match_id.is_(None))
+                .values(match_id=m.id)
+            ),
+        ).rowcount
+        if moved:
+            rebuild_match(s, m.id)
+    s.commit()
+    return rnd
+
+
+def swiss_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int | None]]:
+    """Pairings of the next round by the Swiss system, on the tournament's tables in order."""
+    table_ids = [
+        gt.id
+        for gt in s.execute(
+            select(GameTable).where(GameTable.tournament_id == t.id).order_by(GameTable.position)
+        ).scalars()
+    ]
+    inputs = match_inputs(s, t.id)
+    first = not inputs
+    ranked = [st.pair for st in compute_standings(s, t)]
+    played = [(m.ew, m.ns) for m in inputs if m.ns is not None]
+    had_bye = [m.ew for m in inputs if m.ns is None]
+    try:
+        plan: list[Pairing] = swiss_pairings(ranked, played, had_bye, first_round=first)
+    except StandingsError as exc:
+        raise ApiError(422, str(exc)) from None
+    games = [p for p in plan if p.ns is not None]
+    if len(games) > len(table_ids):
+        raise ApiError(
+            422,
+            f"the Swiss pairing needs {len(games)} tables but tournament {t.id} has "
+            f"{len(table_ids)}: add tables first",
+        )
+    out: list[tuple[str | None, int, int | None]] = []
+    for tid, p in zip(table_ids, games, strict=False):
+        out.append((tid, p.ew, p.ns))
+    out.extend((None, p.ew, None) for p in plan if p.ns is None)
+    return out
+
+
+def close_round(s: Session, tid: int, number: int) -> Round:
+    rnd = s.execute(
+        select(Round).where(Round.tournament_id == tid, Round.number == number)
+    ).scalar_one_or_none()
+    if rnd is None:
+        raise ApiError(404, f"no round {number} in tournament {tid}")
+    rnd.status = "closed"
+    s.commit()
+    return rnd
+
+
+def set_override(s: Session, match_id: int, result: str | None) -> Match:
+    m = s.get(Match, match_id)
+    if m is None:
+        raise ApiError(404, f"no match {match_id}")
+    if m.pair_ns_id is None and result is not None:
+        raise ApiError(422, f"match {match_id} is a bye: it has no result to set")
+    m.override = result
+    s.commit()
+    return m
+
+
+def match_inputs(s: Session, tid: int) -> list[MatchInput]:
+    rows = s.execute(
+        select(Match, Round.number)
+        .join(Round, Match.round_id == Round.id)
+        .where(Round.tournament_id == tid)
+        .order_by(Round.number, Match.id)
+    ).all()
+    numbers = {
+        p.id: p.number for p in s.execute(select(Pair).where(Pair.tournament_id == tid)).scalars()
+    }
+    out = []
+    for m, rnum in rows:
+        out.append(
+            MatchInput(
+                round=rnum,
+                ew=numbers[m.pair_ew_id],
+                ns=numbers[m.pair_ns_id] if m.pair_ns_id is not None else None,
+                winner=m.winner if m.status == "finished" else None,
+                level_ew=m.level_ew,
+                level_ns=m.level_ns,
+                fouls_ew=m.fouls_ew,
+                fouls_ns=m.fouls_ns,
+                override=m.override,
+            )
+        )
+    return out
+
+
+def compute_standings(s: Session, t: Tournament) -> list[Standing]:
+    pairs = [
+        (p.number, p.name)
+        for p in s.execute(select(Pair).where(Pair.tournament_id == t.id)).scalars()
+    ]
+    return rank_pairs(t.profile, pairs, match_inputs(s, t.id), t.lots_seed)
+
+
+def rounds_json(s: Session, tid: int) -> list[dict[str, Any]]:
+    numbers = {
+        p.id: p.number for p in s.execute(select(Pair).where(Pair.tournament_id == tid)).scalars()
+    }
+    out = []
+    for rnd in s.execute(
+        select(Round).where(Round.tournament_id == tid).order_by(Round.number)
+    ).scalars():
+        matches = s.execute(
+            select(Match).where(Match.round_id == rnd.id).order_by(Match.id)
+        ).scalars()
+        out.append(
+            {
+                "id": rnd.id,
+                "number": rnd.number,
+                "status": rnd.status,
+                "matches": [match_json(m, rnd.number, numbers) for m in matches],
+            }
+        )
+    return out
+
+
+def match_json(m: Match, round_number: int, numbers: dict[int, int]) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "round": round_number,
+        "table": m.table_id,
+        "ew": numbers[m.pair_ew_id],
+        "ns": numbers[m.pair_ns_id] if m.pair_ns_id is not None else None,
+        "status": m.status,
+        "winner": m.winner,
+        "level_ew": m.level_ew,
+        "level_ns": m.level_ns,
+        "deals_played": m.deals_played,
+        "fouls_ew": m.fouls_ew,
+        "fouls_ns": m.fouls_ns,
+        "override": m.override,
+    }
+
+
+def export_json(s: Session, t: Tournament) -> dict[str, Any]:
+    pairs = s.execute(
+        select(Pair).where(Pair.tournament_id == t.id).order_by(Pair.number)
+    ).scalars()
+    tables = s.execute(
+        select(GameTable).where(GameTable.tournament_id == t.id).order_by(GameTable.position)
+    ).scalars()
+    rounds = rounds_json(s, t.id)
+    deals = s.execute(
+        select(Deal, Match.id)
+        .join(Match, Deal.match_id == Match.id)
+        .join(Round, Match.round_id == Round.id)
+        .where(Round.tournament_id == t.id)
+        .order_by(Match.id, Deal.number)
+    ).all()
+    return {
+        "tournament": {"id": t.id, "name": t.name, "profile": t.profile, "lots_seed": t.lots_seed},
+        "pairs": [
+            {"number": p.number, "name": p.name, "players": p.players, "club": p.club}
+            for p in pairs
+        ],
+        "tables": [{"id": gt.id, "name": gt.name} for gt in tables],
+        "rounds": rounds,
+        "deals": [
+            {
+                "match": mid,
+                "number": d.number,
+                "level": d.level,
+                "leader": d.leader,
+                "order": d.finish_order,
+                "level_ns": d.level_ns,
+                "level_ew": d.level_ew,
+                "ended": d.ended,
+            }
+            for d, mid in deals
+        ],
+        "standings": [st.to_json() for st in compute_standings(s, t)],
+    }
+
+
+def tables_of(s: Session, tid: int) -> list[GameTable]:
+    return list(
+        s.execute(
+            select(GameTable).where(GameTable.tournament_id == tid).order_by(GameTable.position)
+        ).scalars()
+    )
+
+
+def table_ids(s: Session, tid: int) -> Iterable[str]:
+    return [gt.id for gt in tables_of(s, tid)]
