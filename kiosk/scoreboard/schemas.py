@@ -123,7 +123,9 @@ class EventBase(BaseModel):
 
 class DealStarted(EventBase):
     type: Literal["deal_started"]
-    level: Level
+    level: Level | None = Field(
+        default=None, description="the deal's level; null when a joker was cut (no wilds)"
+    )
     leader: Seat | None = None
 
 
@@ -204,6 +206,14 @@ class MatchEnded(EventBase):
     )
 
 
+class RefereeNote(EventBase):
+    """Event types the referee emits beyond CONTRACT.md's list ("at least"): stored and relayed
+    as they are, never folded into results."""
+
+    type: Literal["warning", "count_alert", "time_called", "series_ended", "notice"]
+    seat: Seat | None = None
+
+
 Event = Annotated[
     DealStarted
     | Tribute
@@ -215,7 +225,8 @@ Event = Annotated[
     | Foul
     | Correction
     | DealEnded
-    | MatchEnded,
+    | MatchEnded
+    | RefereeNote,
     Field(discriminator="type"),
 ]
 EVENT_TYPES = (
@@ -230,6 +241,11 @@ EVENT_TYPES = (
     "correction",
     "deal_ended",
     "match_ended",
+    "warning",
+    "count_alert",
+    "time_called",
+    "series_ended",
+    "notice",
 )
 MAX_BATCH = 1000
 EventBatch = Annotated[list[Event], Field(min_length=1, max_length=MAX_BATCH)]

@@ -21,13 +21,13 @@ def _run(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_demo_headless_runs_a_whole_match_and_reports(tmp_path: Path) -> None:
+def test_demo_headless_replays_the_bundled_recording(tmp_path: Path) -> None:
     out = _run("demo", "--headless", "--data", str(tmp_path / "demo"))
     assert out.returncode == 0, out.stdout + out.stderr
     text = out.stdout
-    # it says honestly what it replays
-    assert "SIMULATED" in text or "vision pipeline" in text
-    for label in ("table screen: http://", "overlay:", "scoreboard:", "result", "winner:"):
+    # it says honestly what it replays: the bundled rendered game through the vision pipeline
+    assert "bundled rendered game" in text and "vision pipeline" in text
+    for label in ("table screen: http://", "overlay:", "scoreboard:", "result"):
         assert label in text, label
     assert "exactly once: yes" in text
     assert "deal  1: order" in text and "standings 1." in text
@@ -35,6 +35,15 @@ def test_demo_headless_runs_a_whole_match_and_reports(tmp_path: Path) -> None:
     # a second run into the same folder is refused, not mixed up
     again = _run("demo", "--headless", "--data", str(tmp_path / "demo"))
     assert again.returncode == 2 and "already holds a demo" in again.stderr
+
+
+def test_demo_headless_simulated_match_has_a_winner(tmp_path: Path) -> None:
+    out = _run("demo", "--headless", "--simulate", "--data", str(tmp_path / "demo"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    text = out.stdout
+    assert "SIMULATED" in text
+    assert "winner:" in text and "exactly once: yes" in text
+    assert "deal  1: order" in text and "standings 1." in text
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from engine.events import dump_event, parse_event
-from kiosk.table.worker import CONTRACT_TYPES
+from kiosk.scoreboard.schemas import EVENT_TYPES
 
 from .helpers import (
     Proc,
@@ -30,6 +30,8 @@ from .helpers import (
     wait_for,
     write_observations,
 )
+
+ACCEPTED = frozenset(EVENT_TYPES)  # what the centre accepts: every one must arrive
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +107,7 @@ def test_kill9_mid_deal_then_restart(central: tuple[Proc, dict[str, str]], tmp_p
         k2.stop()
     assert _log_events(db) == want
     ids = _central_ids(sb.url, "tkill")
-    deliverable = [parse_event(b).id for b in want if parse_event(b).type in CONTRACT_TYPES]
+    deliverable = [parse_event(b).id for b in want if parse_event(b).type in ACCEPTED]
     assert len(ids) == len(set(ids))  # exactly once
     assert sorted(ids) == sorted(deliverable)
 
@@ -149,7 +151,7 @@ def test_network_cut_then_catch_up(tmp_path: Path) -> None:
         ids = _central_ids(sb.url, "tcut")
     finally:
         sb.stop()
-    deliverable = [e.id for e in want if e.type in CONTRACT_TYPES]
+    deliverable = [e.id for e in want if e.type in ACCEPTED]
     assert len(ids) == len(set(ids)) and sorted(ids) == sorted(deliverable)
 
 
@@ -211,50 +213,68 @@ def test_seqs_the_centre_lacks_are_sent_again(
     pending = [s for s, _b in store.outbox_pending(10_000)]
     lost = pending[5:40:3] + pending[-3:]
     store.outbox_mark(lost, "sent")  # pretend: sent, but the centre never stored them
+    want = [e.id for e in w.events if e.type in ACCEPTED]
     ob = Outbox(store, sb.url, tokens["tgap"], table="tgap", gap_check_s=0.5, max_s=1)
     ob.start()
     try:
         wait_for(
-            lambda: len(_central_ids(sb.url, "tgap")) == len(pending),
+            lambda: len(_central_ids(sb.url, "tgap")) == len(want),
             60,
             "the lost seqs to be resent",
         )
     finally:
         ob.stop()
     ids = _central_ids(sb.url, "tgap")
-    assert len(ids) == len(set(ids)) == len(pending)
+    assert len(ids) == len(set(ids)) and sorted(ids) == sorted(want)
     assert store.outbox_counts()["pending"] == 0
 
 
 def test_an_event_the_centre_refuses_is_kept_and_flagged_the_rest_flows(
     central: tuple[Proc, dict[str, str]], tmp_path: Path
 ) -> None:
-    """A random-level deal cut on a joker has level null; the scoreboard's schema refuses it
-    (422). The kiosk keeps it, marks it rejected with the reason, raises an alarm, and the
-    events after it are delivered."""
+    """The centre already holds a different event under the id of the kiosk's first event
+    (e.g. restored from a wrong backup): it answers 409 for that one. The kiosk keeps it,
+    marks it rejected with the reason, raises an alarm, and the events after it are delivered."""
+    import json
+    import urllib.request
+
     from engine.profiles import load_profile
     from kiosk.table.outbox import Outbox
     from kiosk.table.store import EventLog
     from kiosk.table.worker import TableWorker
 
     sb, tokens = central
-    prof = load_profile("eight-deal-random-level")
+    prof = load_profile("standard")
     store = EventLog(tmp_path / "k.db", table="trej", profile=prof.name)
     w = TableWorker(store, prof, None, table="trej")
     ob = Outbox(store, sb.url, tokens["trej"], table="trej", worker=w, max_s=1)
     w.on_events = lambda _e: ob.wake()
     w.start()
-    ob.start()
     try:
-        w.submit("referee", {"type": "deal_start", "first_leader": "N", "level": "joker"})
+        w.submit("referee", {"type": "deal_start", "first_leader": "N"})
+        wait_for(lambda: len(w.events) >= 1, 30, "the first event")
+        clash = json.loads(dump_event(w.events[0]))
+        clash["t"] = clash["t"] + 99.0  # same id, different content
+        req = urllib.request.Request(
+            sb.url + "/api/v1/events",
+            data=json.dumps(clash).encode(),
+            headers={
+                "Authorization": f"Bearer {tokens['trej']}",
+                "Content-Type": "application/json",
+            },
+            method="POST",
+        )
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            assert resp.status == 200
+        ob.start()
         w.submit("referee", {"type": "played", "seat": "N", "cards": ["S3"]})
         wait_for(lambda: store.outbox_counts()["pending"] == 0, 30, "the outbox to settle")
         rejected = store.outbox_rejected()
         assert [s for s, _e in rejected] == [1]
-        assert "422" in rejected[0][1] and "level" in rejected[0][1]
+        assert "409" in rejected[0][1]
         assert "rejected" in w.alarms and "refused" in w.alarms["rejected"].en
         ids = _central_ids(sb.url, "trej")
-        assert ids == [e.id for e in w.events if e.seq > 1 and e.type in CONTRACT_TYPES]
+        assert sorted(ids) == sorted(e.id for e in w.events if e.type in ACCEPTED)
     finally:
         ob.stop()
         w.stop()
