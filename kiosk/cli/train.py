@@ -1,0 +1,93 @@
+"""``guandan train ...``: the detector's training recipe (needs the ``train`` extra).
+
+Steps: ``decks`` (render card faces), ``data`` (synthetic scenes + crops), ``detector``,
+``classifier``, ``export`` (ONNX into models/); ``all`` runs these in order; ``eval``
+measures. Every
+step is resumable: rerunning continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+STEPS = ("decks", "data", "detector", "classifier", "export", "eval", "all")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("train", help="train the card detector (needs the train extra)")
+    p.add_argument("step", choices=STEPS, help="which step (all = every step in order)")
+    p.add_argument(
+        "--config", default="models/train.toml", help="recipe TOML (default models/train.toml)"
+    )
+    p.add_argument("--root", default=".", help="base for relative paths in the config (default .)")
+    p.set_defaults(handler=_train)
+
+
+def _train(args: argparse.Namespace) -> int:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise ValueError("training needs the train extra: pip install -e '.[train]'") from None
+    from vision.synth.dataset import generate, split_decks
+    from vision.train.classifier import train_classifier
+    from vision.train.config import load_config
+    from vision.train.detector import train_detector
+    from vision.train.export import export_classifier, export_detector
+
+    cfg = load_config(Path(args.config), Path(args.root).resolve())
+    data = cfg.section("data")
+    step = args.step
+    include = data.get("decks_include")  # None = every usable deck
+    if step in ("decks", "all"):
+        split = split_decks(cfg.path("data", "decks"), include)
+        print(f"decks: {len(split['train'])} for training, {len(split['val'])} held out")
+    if step in ("data", "all"):
+        generate(
+            cfg.path("data", "scenes"),
+            cfg.path("data", "decks"),
+            int(data["n_train"]),
+            int(data["n_val"]),
+            int(data.get("size", 416)),
+            int(data.get("workers", 2)),
+            include,
+        )
+        n_corners = int(data.get("n_corners", 0))
+        if n_corners:
+            from vision.synth.corners import generate_corners
+
+            generate_corners(
+                cfg.path("data", "scenes") / "corners_train.npz",
+                cfg.path("data", "decks"),
+                n_corners,
+                workers=int(data.get("workers", 2)),
+                include=include,
+            )
+        print(f"data: {cfg.path('data', 'scenes')}")
+    if step in ("detector", "all"):
+        train_detector(cfg)
+    if step in ("classifier", "all"):
+        train_classifier(cfg)
+    if step in ("export", "all"):
+        exp = cfg.path("export", "dir")
+        det_w = cfg.path("detector", "run_dir") / "weights" / "best.pt"
+        cls_w = cfg.path("classifier", "run_dir") / "best.pt"
+        for w in (det_w, cls_w):
+            if not w.exists():
+                raise FileNotFoundError(f"{w} missing: run the detector and classifier steps first")
+        export_detector(cfg, det_w, exp / str(cfg.section("export")["detector"]))
+        export_classifier(cfg, cls_w, exp / str(cfg.section("export")["classifier"]))
+    if step == "eval":
+        import json
+
+        from vision.detector import Detector
+        from vision.train.evaluate import REAL_DIR, eval_real, eval_synthetic
+
+        exp = cfg.path("export", "dir")
+        det = Detector(exp / str(cfg.section("export")["detector"]))
+        syn = eval_synthetic(det, cfg.path("data", "scenes"))
+        print(json.dumps({"eval": "synthetic_held_out_decks", **syn}))
+        if (REAL_DIR / "train_labels.csv").exists():
+            print(json.dumps({"eval": "real_edje", **eval_real(det)}))
+    return 0

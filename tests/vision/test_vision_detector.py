@@ -1,0 +1,224 @@
+"""Runtime detector (onnxruntime + OpenCV) with the shipped models in models/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import parse_card
+from vision.detector import (
+    DEFAULT_MODEL,
+    Detection,
+    Detector,
+    ImageError,
+    ModelError,
+    nms,
+    read_image,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "datasets" / "samples"
+
+
+def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / u if u > 0 else 0.0
+
+
+def _samples() -> list[tuple[np.ndarray, list[dict[str, object]]]]:
+    out = []
+    for meta in sorted(SAMPLES.glob("*.json")):
+        img = read_image(meta.with_suffix(".jpg"))
+        out.append((img, json.loads(meta.read_text())["corners"]))
+    assert out, f"no labelled samples in {SAMPLES}"
+    return out
+
+
+def _score(
+    found: list[Detection],
+    truth: list[dict[str, object]],
+    scale: float = 1.0,
+    offset: tuple[float, float] = (0, 0),
+) -> tuple[float, float]:
+    """(recall, precision) of right card + IoU >= 0.5 against the sample labels."""
+    ox, oy = offset
+    gt = [
+        (
+            str(c["card"]),
+            tuple(v * scale + (ox if i % 2 == 0 else oy) for i, v in enumerate(c["box"])),
+        )  # type: ignore[union-attr]
+        for c in truth
+    ]
+    used: set[int] = set()
+    ok = 0
+    for d in found:
+        for j, (card, box) in enumerate(gt):
+            if j not in used and card == d.card and _iou(d.box, box) >= 0.5:
+                used.add(j)
+                ok += 1
+                break
+    return ok / max(1, len(gt)), ok / max(1, len(found))
+
+
+@pytest.fixture(scope="module")
+def det() -> Detector:
+    return Detector()
+
+
+def test_shipped_model_metadata(det: Detector) -> None:
+    assert det.model_path == DEFAULT_MODEL
+    assert len(det.class_names) == 55 and det.class_names[-1] == "none"
+    for name in det.class_names[:-1]:
+        assert str(parse_card(name)) == name  # CONTRACT notation
+    assert det.version
+
+
+#: Floors measured on the shipped models (models/README.md has the full figures); a broken
+#: letterbox, colour order, crop or class mapping drops these to about zero.
+CORNER_RECALL_FLOOR = 0.35  # measured 0.48 (2026-11-29 model)
+CARD_RECALL_FLOOR = 0.03  # measured 0.067: the shipped model is weak, see models/README.md
+
+
+def test_finds_corners_and_cards_on_held_out_deck_samples(det: Detector) -> None:
+    corner_recall, card_recall = [], []
+    for img, truth in _samples():
+        boxes, _ = det.corners(img)
+        gt = [tuple(c["box"]) for c in truth]  # type: ignore[arg-type]
+        corner_recall.append(np.mean([any(_iou(tuple(b), g) >= 0.5 for b in boxes) for g in gt]))
+        card_recall.append(_score(det.detect(img), truth)[0])
+    assert np.mean(corner_recall) >= CORNER_RECALL_FLOOR, corner_recall
+    assert np.mean(card_recall) >= CARD_RECALL_FLOOR, card_recall
+
+
+def test_boxes_are_in_input_pixels_when_padded(det: Detector) -> None:
+    """The same content 64 px further right and down gives the same boxes, 64 px further."""
+    img, _ = _samples()[0]
+    d = Detector(conf=0.1)
+    ref, _ = d.corners(img)
+    assert len(ref) >= 3
+    canvas = np.full((img.shape[0] + 128, img.shape[1] + 128, 3), 114, np.uint8)
+    canvas[64 : 64 + img.shape[0], 64 : 64 + img.shape[1]] = img
+    moved, _ = d.corners(canvas)
+    hits = [any(_iou(tuple(r + 64), tuple(m)) >= 0.7 for m in moved) for r in ref]
+    assert np.mean(hits) >= 0.9, hits
+
+
+def test_tiling_maps_boxes_back_to_the_large_frame() -> None:
+    img, _ = _samples()[0]
+    d = Detector(conf=0.1, max_side=4000, tile=640)
+    ref, ref_scores = d.corners(img)
+    ref = ref[ref_scores >= 0.2]
+    assert len(ref) >= 2
+    canvas = np.full((1900, 2600, 3), 114, np.uint8)
+    ox, oy = 1502, 960  # tiles start at x 0 490 980 1470 1960 and y 0 420 840 1260: inside one
+    canvas[oy : oy + img.shape[0], ox : ox + img.shape[1]] = img
+    found, _ = d.corners(canvas)
+    assert all(0 <= b[0] < b[2] <= 2600 and 0 <= b[1] < b[3] <= 1900 for b in found)
+    hits = [any(_iou(tuple(r + [ox, oy, ox, oy]), tuple(f)) >= 0.5 for f in found) for r in ref]
+    assert np.mean(hits) >= 0.8, hits
+
+
+def test_scaled_input_gives_boxes_in_its_own_pixels(det: Detector) -> None:
+    img, _ = _samples()[0]
+    big = cv2.resize(img, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    d = Detector(conf=0.1, max_side=416)  # shrinks the big frame back to 416 px
+    ref, _ = d.corners(img)
+    got, _ = d.corners(big)
+    assert len(ref) >= 3
+    hits = [any(_iou(tuple(r * 2), tuple(g)) >= 0.6 for g in got) for r in ref]
+    assert np.mean(hits) >= 0.8, hits
+
+
+def test_no_cards_on_plain_table(det: Detector) -> None:
+    rng = np.random.default_rng(1)
+    felt = np.clip(rng.normal((40, 110, 30), 12, (720, 1280, 3)), 0, 255).astype(np.uint8)
+    assert det.detect(felt) == []
+    assert det.detect(np.zeros((480, 640, 3), np.uint8)) == []
+
+
+def test_grey_rgba_and_tiny_images(det: Detector) -> None:
+    img, _ = _samples()[0]
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    rgba = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+    assert isinstance(det.detect(grey), list)
+    assert [d.card for d in det.detect(rgba)] == [d.card for d in det.detect(img)]
+    assert det.detect(np.full((15, 20, 3), 200, np.uint8)) == []
+
+
+def test_detection_json_shape() -> None:
+    d = Detection("HR", (1.04, 2.0, 30.55, 40.0), 0.97123)
+    assert d.to_json() == {"card": "HR", "box": [1.0, 2.0, 30.6, 40.0], "score": 0.971}
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 500),
+            st.floats(0, 500),
+            st.floats(1, 80),
+            st.floats(1, 80),
+            st.floats(0, 1),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.floats(0.1, 0.9),
+)
+def test_nms_keeps_best_and_separates(
+    rows: list[tuple[float, float, float, float, float]], thr: float
+) -> None:
+    boxes = np.array([[x, y, x + w, y + h] for x, y, w, h, _ in rows])
+    scores = np.array([s for *_, s in rows])
+    keep = nms(boxes, scores, thr)
+    assert scores[keep[0]] == scores.max()
+    for i in keep:
+        for j in keep:
+            if i != j:
+                assert _iou(tuple(boxes[i]), tuple(boxes[j])) <= thr + 1e-9
+    # every dropped box overlaps a kept box with a score at least as high
+    for i in set(range(len(rows))) - set(keep):
+        assert any(
+            _iou(tuple(boxes[i]), tuple(boxes[k])) > thr and scores[k] >= scores[i] for k in keep
+        )
+
+
+def test_bad_images_name_the_file(tmp_path: Path) -> None:
+    with pytest.raises(ImageError, match="nope.jpg: no such image"):
+        read_image(tmp_path / "nope.jpg")
+    text = tmp_path / "notes.jpg"
+    text.write_text("not a picture")
+    with pytest.raises(ImageError, match="notes.jpg: not a readable image"):
+        read_image(text)
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    with pytest.raises(ImageError, match="empty.png"):
+        read_image(empty)
+    with pytest.raises(ImageError, match="is a directory"):
+        read_image(tmp_path)
+
+
+def test_bad_models_name_the_file(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.onnx"
+    junk.write_bytes(b"\x00\x01 definitely not onnx")
+    with pytest.raises(ModelError, match="junk.onnx: not a readable ONNX model"):
+        Detector(junk)
+    with pytest.raises(ModelError, match="missing.onnx: model file not found"):
+        Detector(tmp_path / "missing.onnx")
+    # a real ONNX model that is not our detector (the classifier has the wrong kind)
+    with pytest.raises(ModelError, match="card-classes.onnx: not a guandan detector model"):
+        Detector(DEFAULT_MODEL.parent / "card-classes.onnx")
+    # our detector without its classifier beside it
+    lone = tmp_path / "lone.onnx"
+    lone.write_bytes(DEFAULT_MODEL.read_bytes())
+    with pytest.raises(ModelError, match="card-classes.onnx: model file not found"):
+        Detector(lone)

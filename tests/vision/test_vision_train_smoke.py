@@ -1,0 +1,82 @@
+"""Smoke training of the whole recipe (tiny data, 1 epoch) so it cannot rot; needs the train extra.
+
+Runs ``guandan train all`` in a subprocess (ultralytics sets process-wide state), offline,
+then loads the exported ONNX files with the runtime detector and reruns a step to show a
+finished run is kept (resumable).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch", reason="needs the train extra")
+pytest.importorskip("ultralytics", reason="needs the train extra")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_smoke_training_exports_loadable_models(tmp_path: Path) -> None:
+    cfg = tmp_path / "smoke.toml"
+    cfg.write_text(
+        f"""
+version = "smoke"
+[data]
+decks = "{tmp_path / "decks"}"
+scenes = "{tmp_path / "scenes"}"
+decks_include = ["proc-sans", "proc-serif"]
+n_train = 6
+n_val = 2
+size = 192
+workers = 1
+[detector]
+arch = "yolo11n.yaml"
+imgsz = 192
+epochs = 1
+batch = 3
+run_dir = "{tmp_path / "runs" / "detector"}"
+[classifier]
+epochs = 1
+batch = 32
+run_dir = "{tmp_path / "runs" / "classifier"}"
+[export]
+dir = "{tmp_path / "models"}"
+detector = "card-corners.onnx"
+classifier = "card-classes.onnx"
+"""
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("YOLO_")}
+    env["YOLO_OFFLINE"] = "1"
+    entry = "import sys; from kiosk.cli import main; sys.exit(main())"
+    cmd = [sys.executable, "-c", entry, "train", "all", "--config", str(cfg)]
+    run = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    models = tmp_path / "models"
+    assert (models / "card-corners.onnx").stat().st_size > 1_000_000
+    assert (tmp_path / "runs" / "detector" / "weights" / "last.pt").exists()
+    assert (tmp_path / "runs" / "classifier" / "last.pt").exists()
+    # nothing was written to the user's home by ultralytics: its config lives in the run folder
+    assert (tmp_path / "runs" / "yolo-config" / "Ultralytics" / "Arial.ttf").exists()
+
+    from vision.detector import Detector, read_image
+
+    det = Detector(models / "card-corners.onnx")
+    assert det.version == "smoke"
+    img = read_image(next((tmp_path / "scenes" / "images" / "val").glob("*.jpg")))
+    assert isinstance(det.detect(img), list)
+
+    # rerun: finished runs are kept, not retrained
+    again = subprocess.run(
+        [*cmd[:4], "detector", "--config", str(cfg)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "already finished" in again.stdout

@@ -1,0 +1,37 @@
+"""Square corner crops fed to the card classifier (shared by training and the runtime)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+CROP_SIZE = 48
+CROP_EXPAND = 1.35  # side of the square = longest box side * this (shows the card's corner edges)
+
+
+def crop_square(
+    image: np.ndarray, box: tuple[float, float, float, float] | np.ndarray, size: int = CROP_SIZE
+) -> np.ndarray:
+    """The square around ``box`` (x1, y1, x2, y2), resized to size x size; outside is grey."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    side = max(x2 - x1, y2 - y1, 2.0) * CROP_EXPAND
+    s = size / side
+    m = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(
+        image, m, (size, size), flags=interp, borderMode=cv2.BORDER_CONSTANT, borderValue=(114,) * 3
+    )
+
+
+CLS_SIZE = 40  # classifier input side: crops are cut at CROP_SIZE, then shrunk (train == runtime)
+
+
+def classifier_input(crops: np.ndarray) -> np.ndarray:
+    """uint8 N x CROP_SIZE x CROP_SIZE x 3 (BGR) -> float32 N x 3 x CLS_SIZE x CLS_SIZE, 0..1."""
+    if len(crops) == 0:
+        return np.zeros((0, 3, CLS_SIZE, CLS_SIZE), np.float32)
+    small = np.stack(
+        [cv2.resize(c, (CLS_SIZE, CLS_SIZE), interpolation=cv2.INTER_AREA) for c in crops]
+    )
+    return small.transpose(0, 3, 1, 2).astype(np.float32) / 255.0

@@ -1,0 +1,258 @@
+"""Card detector at run time: onnxruntime + OpenCV + numpy only (no torch).
+
+Two shipped models (models/README.md): a one-class detector that finds every visible corner index
+(rank + suit) and a classifier that names the card from a square crop around each corner. A
+frame is shrunk so its long side is at most ``max_side`` (never enlarged), cut into overlapping
+tiles when it is still larger than ``tile``, and each tile goes through the detector at its own
+size (rounded up to a multiple of 32). Boxes are in pixels of the input image.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.crops import CROP_SIZE, classifier_input, crop_square
+
+#: ``guandan_kind`` metadata of our two model files, and the metadata format version.
+META_KIND = {"detector": "guandan-card-corners", "classifier": "guandan-card-classes"}
+META_VERSION = "1"
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_MODEL = MODELS_DIR / "card-corners.onnx"
+DEFAULT_CLASSIFIER_NAME = "card-classes.onnx"
+NONE_CLASS = "none"
+
+
+class ModelError(ValueError):
+    """A model file that is missing, unreadable, not ours, or lacks our metadata."""
+
+
+class ImageError(ValueError):
+    """An image file that is missing, unreadable or not an image."""
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One visible corner index: the card (CONTRACT notation), its box and a score in [0, 1]."""
+
+    card: str
+    box: tuple[float, float, float, float]  # x1, y1, x2, y2 in input-image pixels
+    score: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "card": self.card,
+            "box": [round(v, 1) for v in self.box],
+            "score": round(self.score, 3),
+        }
+
+
+def _session(path: Path, kind: str, threads: int) -> tuple[Any, dict[str, str]]:
+    import onnxruntime as ort
+
+    if not path.exists():
+        raise ModelError(f"{path}: model file not found (the shipped one is {DEFAULT_MODEL})")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    try:
+        sess = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types
+        first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+        raise ModelError(f"{path}: not a readable ONNX model ({first})") from None
+    meta = dict(sess.get_modelmeta().custom_metadata_map)
+    if meta.get("guandan_kind") != META_KIND[kind]:
+        raise ModelError(
+            f"{path}: not a guandan {kind} model (metadata guandan_kind="
+            f"{meta.get('guandan_kind')!r}, expected {META_KIND[kind]!r}); "
+            "pass a model exported by `guandan train export`"
+        )
+    for key in ("class_names", "input_size", "guandan_version"):
+        if key not in meta:
+            raise ModelError(f"{path}: model metadata lacks {key!r}; re-export it")
+    return sess, meta
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
+    """Greedy non-maximum suppression; returns kept indices, best first."""
+    order = np.argsort(-scores)
+    keep: list[int] = []
+    areas = (boxes[:, 2] - boxes[:, 0]).clip(0) * (boxes[:, 3] - boxes[:, 1]).clip(0)
+    while order.size:
+        i = int(order[0])
+        keep.append(i)
+        rest = order[1:]
+        xx1 = np.maximum(boxes[i, 0], boxes[rest, 0])
+        yy1 = np.maximum(boxes[i, 1], boxes[rest, 1])
+        xx2 = np.minimum(boxes[i, 2], boxes[rest, 2])
+        yy2 = np.minimum(boxes[i, 3], boxes[rest, 3])
+        inter = (xx2 - xx1).clip(0) * (yy2 - yy1).clip(0)
+        union = areas[i] + areas[rest] - inter
+        order = rest[inter / np.maximum(union, 1e-9) <= iou]
+    return keep
+
+
+def _tiles(length: int, tile: int, overlap: int) -> list[int]:
+    if length <= tile:
+        return [0]
+    n = math.ceil((length - overlap) / (tile - overlap))
+    step = (length - tile) / max(1, n - 1)
+    return [int(round(i * step)) for i in range(n)]
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """BGR image from a file; ImageError naming the file when it cannot be used."""
+    p = Path(path)
+    if not p.exists():
+        raise ImageError(f"{p}: no such image file")
+    if p.is_dir():
+        raise ImageError(f"{p}: is a directory, not an image")
+    data = np.fromfile(str(p), np.uint8)
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None:
+        raise ImageError(f"{p}: not a readable image (JPEG, PNG, BMP, TIFF or WebP expected)")
+    return img
+
+
+class Detector:
+    """Corner-index detection plus card classification.
+
+    ``model`` is the detector ONNX; its classifier is ``classifier`` or, by default,
+    ``card-classes.onnx`` next to it.
+    """
+
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        classifier: str | Path | None = None,
+        *,
+        conf: float = 0.05,
+        iou: float = 0.45,
+        max_side: int = 960,
+        tile: int = 1024,
+        threads: int = 2,
+    ) -> None:
+        self.model_path = Path(model) if model else DEFAULT_MODEL
+        self.det, self.det_meta = _session(self.model_path, "detector", threads)
+        cls_path = (
+            Path(classifier) if classifier else self.model_path.parent / DEFAULT_CLASSIFIER_NAME
+        )
+        self.cls, self.cls_meta = _session(cls_path, "classifier", threads)
+        self.classifier_path = cls_path
+        self.class_names: list[str] = json.loads(self.cls_meta["class_names"])
+        self.crop_size = int(self.cls_meta.get("crop_size", CROP_SIZE))
+        self.conf, self.iou = conf, iou
+        self.max_side, self.tile = max_side, tile
+        self.det_input = self.det.get_inputs()[0].name
+        self.cls_input = self.cls.get_inputs()[0].name
+        shape = self.det.get_inputs()[0].shape
+        self.fixed_hw: tuple[int, int] | None = (
+            (int(shape[2]), int(shape[3])) if all(isinstance(s, int) for s in shape[2:]) else None
+        )
+        self.version = self.det_meta["guandan_version"]
+
+    # -- detector stage --------------------------------------------------------------------
+    def _run_det(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Corner boxes (x1, y1, x2, y2) and scores on one image (or tile), in its pixels."""
+        h, w = img.shape[:2]
+        if self.fixed_hw:
+            th, tw = self.fixed_hw
+            r = min(th / h, tw / w)
+        else:
+            r = 1.0
+            th, tw = (math.ceil(h / 32) * 32, math.ceil(w / 32) * 32)
+        nh, nw = int(round(h * r)), int(round(w * r))
+        resized = img if (nh, nw) == (h, w) else cv2.resize(img, (nw, nh))
+        canvas = np.full((th, tw, 3), 114, np.uint8)
+        top, left = (th - nh) // 2, (tw - nw) // 2
+        canvas[top : top + nh, left : left + nw] = resized
+        blob = cv2.cvtColor(canvas, cv2.COLOR_BGR2RGB).transpose(2, 0, 1)[None]
+        out = self.det.run(None, {self.det_input: blob.astype(np.float32) / 255.0})[0][0]
+        scores = out[4]
+        keep = scores >= self.conf
+        if keep.sum() > 3000:  # an untrained or confused model: bound the NMS work
+            keep &= scores >= np.sort(scores)[-3000]
+        cx, cy, bw, bh = out[0][keep], out[1][keep], out[2][keep], out[3][keep]
+        boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
+        boxes = (boxes - [left, top, left, top]) / r
+        return boxes.reshape(-1, 4), scores[keep]
+
+    def corners(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """All corner boxes in input-image pixels after scaling, tiling and NMS."""
+        h, w = image.shape[:2]
+        s = min(1.0, self.max_side / max(h, w))
+        work = (
+            image if s == 1.0 else cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+        )
+        wh, ww = work.shape[:2]
+        all_boxes, all_scores = [], []
+        overlap = 96
+        for y0 in _tiles(wh, self.tile, overlap):
+            for x0 in _tiles(ww, self.tile, overlap):
+                part = work[y0 : y0 + self.tile, x0 : x0 + self.tile]
+                b, sc = self._run_det(part)
+                all_boxes.append(b + [x0, y0, x0, y0])
+                all_scores.append(sc)
+        boxes = np.concatenate(all_boxes) / s
+        scores = np.concatenate(all_scores)
+        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
+        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
+        keep = nms(boxes, scores, self.iou) if len(scores) else []
+        return boxes[keep], scores[keep]
+
+    # -- classifier stage ------------------------------------------------------------------
+    def classify(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """Class probabilities (N x len(class_names)) of the crops around ``boxes``."""
+        if len(boxes) == 0:
+            return np.zeros((0, len(self.class_names)), np.float32)
+        crops = np.stack([crop_square(image, b, self.crop_size) for b in boxes])
+        probs: np.ndarray = self.cls.run(None, {self.cls_input: classifier_input(crops)})[0]
+        return probs
+
+    def detect(self, image: np.ndarray) -> list[Detection]:
+        """Every visible corner index in a BGR (or grey, or BGRA) image, best first."""
+        if image.ndim == 2:
+            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        elif image.shape[2] == 4:
+            image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+        boxes, scores = self.corners(image)
+        return self.label(image, boxes, scores)
+
+    def label(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> list[Detection]:
+        """Name the cards of the given corner boxes; corners classified ``none`` are dropped."""
+        probs = self.classify(image, boxes)
+        none_idx = self.class_names.index(NONE_CLASS) if NONE_CLASS in self.class_names else None
+        result = []
+        for b, sc, p in zip(boxes, scores, probs, strict=True):
+            k = int(np.argmax(p))
+            if none_idx is not None and k == none_idx:
+                continue
+            result.append(
+                Detection(
+                    self.class_names[k],
+                    (float(b[0]), float(b[1]), float(b[2]), float(b[3])),
+                    float(sc) * float(p[k]),
+                )
+            )
+        result.sort(key=lambda d: -d.score)
+        return result
+
+    def detect_file(self, path: str | Path) -> list[Detection]:
+        return self.detect(read_image(path))
+
+    def detect_many(self, paths: Sequence[str | Path]) -> list[list[Detection] | ImageError]:
+        out: list[list[Detection] | ImageError] = []
+        for p in paths:
+            try:
+                out.append(self.detect_file(p))
+            except ImageError as exc:
+                out.append(exc)
+        return out

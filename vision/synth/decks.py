@@ -1,0 +1,289 @@
+"""Card faces: aisleriot deck sheets rendered to per-card PNGs, plus procedurally drawn decks.
+
+Aisleriot (Debian ``gnome-cards-data``, GPL-3+) ships each deck as one 13x5 SVG sheet: rows clubs,
+diamonds, hearts, spades (columns A, 2..10, J, Q, K), then black joker, red joker, back. We cut
+the rendered sheet on that grid. Each rendered deck directory holds ``<CARD>.png`` for the 54
+distinct cards (CONTRACT.md notation; black joker = ``SB``, red joker = ``HR``) and
+``deck.json`` with the corner-index box (fractions of the card size) measured from the ink.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")
+SUITS = "SHCD"
+RANKS = "23456789TJQKA"
+#: The 54 classes in CONTRACT notation; class index = position in this tuple.
+CARD_NAMES: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS) + ("SB", "HR")
+
+#: Left out (issue 4): Swiss suits, 4-colour suits, French letters on courts, identical jokers.
+EXCLUDED = {
+    "swiss-xvii",
+    "anglo_modern_4_color",
+    "neoclassical_4_color",
+    "ancient_french",
+    "dondorf",
+    "Атласные",  # byte-identical design to atlasnye
+    "atlasnye_skat",  # 4-colour suits
+    "slavic_costumes",  # Cyrillic rank letters on aces and courts
+    "tarocco",  # Italian rank letters on courts (R for the king)
+    "tango_nuevo",  # giant index across half the card: no corner index to find
+}
+#: (paris and guyenne-classic share jokers, so both are held out together.)
+#: Deck designs never used for training, only for synthetic validation.
+HELD_OUT = ("tigullio", "plastic", "guyenne-classic", "paris", "proc-serif")
+
+_SHEET_ROWS = {"C": 0, "D": 1, "H": 2, "S": 3}
+_SHEET_COLS = {"A": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6, "8": 7, "9": 8, "T": 9}
+_SHEET_COLS.update({"J": 10, "Q": 11, "K": 12})
+CARD_W = 240  # rendered card width in pixels (height follows the deck's aspect)
+
+
+@dataclass(frozen=True)
+class Deck:
+    name: str
+    path: Path
+    index_box: tuple[float, float, float, float]  # x1, y1, x2, y2 as fractions of card w, h
+
+    def image(self, card: str) -> np.ndarray:
+        """The BGRA face (cached per process; callers must not modify it)."""
+        key = str(self.path / f"{card}.png")
+        img = _FACES.get(key)
+        if img is None:
+            img = cv2.imread(key, cv2.IMREAD_UNCHANGED)
+            if img is None:
+                raise FileNotFoundError(f"{key} missing: re-run `guandan train decks`")
+            _FACES[key] = img
+        return img
+
+
+_FACES: dict[str, np.ndarray] = {}
+
+
+def aisleriot_sheets() -> list[Path]:
+    return sorted(p for p in AISLERIOT_DIR.glob("*.svgz") if p.stem not in EXCLUDED)
+
+
+def _ink_mask(card: np.ndarray) -> np.ndarray:
+    """Pixels that are clearly not card-white paper (and opaque)."""
+    rgb = card[:, :, :3].astype(np.int16)
+    alpha = card[:, :, 3] if card.shape[2] == 4 else np.full(card.shape[:2], 255, np.uint8)
+    dark = (255 - rgb.min(axis=2)) > 70
+    sat = (rgb.max(axis=2) - rgb.min(axis=2)) > 60
+    return (dark | sat) & (alpha > 200)
+
+
+def measure_index_box(cards: dict[str, np.ndarray]) -> tuple[float, float, float, float]:
+    """Union of the ink near the top-left corner of A, 2, 3 (no pips there), as card fractions."""
+    boxes = []
+    for suit in SUITS:
+        for rank in "A23":
+            img = cards[suit + rank]
+            h, w = img.shape[:2]
+            m = _ink_mask(img)
+            mx, my = int(0.035 * w), int(0.025 * h)
+            region = m[my : int(0.40 * h), mx : int(0.30 * w)]
+            n, lab, stats, _ = cv2.connectedComponentsWithStats(region.astype(np.uint8), 8)
+            keep = np.zeros_like(region)
+            for i in range(1, n):
+                x, y, bw, bh, area = stats[i]
+                if area < 4 or bw > 0.25 * w:  # frame lines and specks are not the index
+                    continue
+                keep |= lab == i
+            ys, xs = np.nonzero(keep)
+            if len(xs) == 0:
+                continue
+            boxes.append(
+                ((xs.min() + mx) / w, (ys.min() + my) / h, (xs.max() + mx) / w, (ys.max() + my) / h)
+            )
+    if not boxes:
+        return (0.03, 0.02, 0.16, 0.26)
+    a = np.array(boxes)
+    x1, y1 = np.median(a[:, 0]), np.median(a[:, 1])
+    x2, y2 = np.quantile(a[:, 2], 0.9), np.quantile(a[:, 3], 0.9)
+    pad = 0.012
+    return (
+        max(0.0, float(x1) - pad),
+        max(0.0, float(y1) - pad),
+        min(0.45, float(x2) + pad + 0.02),  # "10" is wider than the single-letter ranks
+        min(0.5, float(y2) + pad),
+    )
+
+
+def render_aisleriot(sheet: Path, out_root: Path) -> Deck:
+    import cairosvg  # train extra
+
+    out = out_root / sheet.stem
+    meta = out / "deck.json"
+    if meta.exists():
+        return load_deck(out)
+    png = cairosvg.svg2png(url=str(sheet), output_width=CARD_W * 13)
+    arr = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
+    if arr.shape[2] == 3:
+        arr = cv2.cvtColor(arr, cv2.COLOR_BGR2BGRA)
+    sh, sw = arr.shape[:2]
+    cw, ch = sw / 13.0, sh / 5.0
+    cards: dict[str, np.ndarray] = {}
+
+    def cut(row: int, col: int) -> np.ndarray:
+        x1, y1 = int(round(col * cw)), int(round(row * ch))
+        x2, y2 = int(round((col + 1) * cw)), int(round((row + 1) * ch))
+        cell = arr[y1:y2, x1:x2]
+        # trim transparent margins so the card fills its image
+        ys, xs = np.nonzero(cell[:, :, 3] > 20)
+        return cell[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].copy()
+
+    for suit, row in _SHEET_ROWS.items():
+        for rank, col in _SHEET_COLS.items():
+            cards[suit + rank] = cut(row, col)
+    cards["SB"] = cut(4, 0)
+    cards["HR"] = cut(4, 1)
+    box = measure_index_box(cards)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, img in cards.items():
+        cv2.imwrite(str(out / f"{name}.png"), img)
+    meta.write_text(json.dumps({"name": sheet.stem, "source": str(sheet), "index_box": box}))
+    return load_deck(out)
+
+
+def load_deck(path: Path) -> Deck:
+    meta = json.loads((path / "deck.json").read_text())
+    return Deck(meta["name"], path, tuple(meta["index_box"]))  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- procedural decks
+_SUIT_GLYPH = {"S": "\u2660", "H": "\u2665", "C": "\u2663", "D": "\u2666"}
+_FONTS = {
+    "proc-sans": "DejaVuSans-Bold.ttf",
+    "proc-serif": "DejaVuSerif-Bold.ttf",
+    "proc-cond": "DejaVuSansCondensed-Bold.ttf",
+    "proc-mono": "DejaVuSansMono-Bold.ttf",
+}
+_CJK_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"  # fonts-noto-cjk
+_SYMBOL_FONT = "DejaVuSans.ttf"
+
+
+def font_path(name: str) -> str:
+    """A DejaVu font from Debian's fonts-dejavu-core, else the copy matplotlib ships."""
+    system = Path("/usr/share/fonts/truetype/dejavu") / name
+    if system.exists():
+        return str(system)
+    try:
+        import matplotlib
+
+        mpl = Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf"
+        if (mpl / name).exists():
+            return str(mpl / name)
+        return str(mpl / ("DejaVuSans-Bold.ttf" if "Bold" in name else "DejaVuSans.ttf"))
+    except ImportError:
+        raise FileNotFoundError(f"font {name}: apt-get install fonts-dejavu-core") from None
+
+
+def render_procedural(name: str, out_root: Path, seed: int) -> Deck:
+    """A plain deck drawn with a font: corner rank + suit, centre pips/letter, Chinese jokers."""
+    from PIL import Image, ImageDraw, ImageFont  # train extra
+
+    out = out_root / name
+    if (out / "deck.json").exists():
+        return load_deck(out)
+    rng = np.random.default_rng(seed)
+    w, h = CARD_W, int(CARD_W * 1.4)
+    fpath = font_path(_FONTS[name])
+    rank_font = ImageFont.truetype(fpath, int(w * rng.uniform(0.14, 0.18)))
+    suit_font = ImageFont.truetype(font_path(_SYMBOL_FONT), int(w * rng.uniform(0.12, 0.15)))
+    pip_font = ImageFont.truetype(font_path(_SYMBOL_FONT), int(w * 0.2))
+    big_font = ImageFont.truetype(fpath, int(w * 0.45))
+    cjk = ImageFont.truetype(_CJK_FONT, int(w * 0.13)) if Path(_CJK_FONT).exists() else rank_font
+    red = (int(rng.integers(170, 225)), int(rng.integers(0, 40)), int(rng.integers(0, 50)), 255)
+    black = (int(rng.integers(0, 30)),) * 3 + (255,)
+    paper = tuple(int(v) for v in rng.integers(238, 256, 3)) + (255,)
+    x0 = int(w * 0.05)
+    out.mkdir(parents=True, exist_ok=True)
+
+    def blank() -> tuple[Image.Image, ImageDraw.ImageDraw]:
+        im = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+        d = ImageDraw.Draw(im)
+        d.rounded_rectangle([0, 0, w - 1, h - 1], radius=int(w * 0.06), fill=paper, outline=black)
+        return im, d
+
+    for card in CARD_NAMES:
+        im, d = blank()
+        if card in ("SB", "HR"):
+            col = black if card == "SB" else red
+            # Chinese-style: 小王 / 大王 written vertically in the corner, "JOKER" in the middle
+            text = "小王" if card == "SB" else "大王"
+            y = int(h * 0.03)
+            for glyph in text:
+                d.text((x0, y), glyph, font=cjk, fill=col)
+                y += int(cjk.size * 1.1)
+            d.text((w * 0.5, h * 0.5), "JOKER", font=rank_font, fill=col, anchor="mm")
+            d.ellipse([w * 0.3, h * 0.25, w * 0.7, h * 0.42], outline=col, width=4)
+        else:
+            suit, rank = card[0], card[1]
+            col = red if suit in "HD" else black
+            label = "10" if rank == "T" else rank
+            d.text((x0, int(h * 0.03)), label, font=rank_font, fill=col)
+            ry = int(h * 0.03) + int(rank_font.size * 1.05)
+            d.text((x0 + int(w * 0.005), ry), _SUIT_GLYPH[suit], font=suit_font, fill=col)
+            if rank in "JQKA":
+                d.text((w * 0.5, h * 0.5), label, font=big_font, fill=col, anchor="mm")
+            else:
+                n = 10 if rank == "T" else int(rank)
+                cols = 1 if n <= 3 else 2
+                rows = math.ceil(n / cols)
+                k = 0
+                for r_ in range(rows):
+                    for c_ in range(cols):
+                        if k >= n:
+                            break
+                        px = w * (0.5 if cols == 1 else (0.33 + 0.34 * c_))
+                        py = h * (0.2 + 0.6 * (r_ + 0.5) / rows)
+                        d.text((px, py), _SUIT_GLYPH[suit], font=pip_font, fill=col, anchor="mm")
+                        k += 1
+        arr = np.array(im)
+        # bottom-right index: the card is point-symmetric, so copy the rotated top-left corner
+        cw_, ch_ = int(w * 0.3), int(h * 0.32)
+        corner = arr[:ch_, :cw_].copy()
+        rot = corner[::-1, ::-1]
+        region = arr[h - ch_ :, w - cw_ :]
+        mask = rot[:, :, 3] > 0
+        ink = np.abs(rot[:, :, :3].astype(int) - np.array(paper[:3])).sum(axis=2) > 60
+        region[mask & ink] = rot[mask & ink]
+        cv2.imwrite(str(out / f"{card}.png"), cv2.cvtColor(arr, cv2.COLOR_RGBA2BGRA))
+    cards = {c: cv2.imread(str(out / f"{c}.png"), cv2.IMREAD_UNCHANGED) for c in CARD_NAMES}
+    box = measure_index_box(cards)
+    # the CJK joker index is taller than the rank + suit: widen the box to cover both
+    box = (box[0], box[1], max(box[2], 0.05 + cjk.size * 1.05 / w), max(box[3], 0.34))
+    (out / "deck.json").write_text(
+        json.dumps({"name": name, "source": "procedural", "index_box": box})
+    )
+    return load_deck(out)
+
+
+def build_all(out_root: Path, include: list[str] | None = None) -> list[Deck]:
+    """Render every usable deck (or only those named in ``include``) once; later calls load."""
+    if include is None and not AISLERIOT_DIR.exists():
+        raise FileNotFoundError(
+            f"{AISLERIOT_DIR} missing: apt-get install gnome-cards-data fonts-noto-cjk "
+            "(the recipe renders its deck designs)"
+        )
+    decks = [
+        render_aisleriot(s, out_root)
+        for s in aisleriot_sheets()
+        if include is None or s.stem in include
+    ]
+    for i, name in enumerate(_FONTS):
+        if include is None or name in include:
+            decks.append(render_procedural(name, out_root, seed=100 + i))
+    return decks
+
+
+def load_all(out_root: Path) -> list[Deck]:
+    return [load_deck(p.parent) for p in sorted(out_root.glob("*/deck.json"))]

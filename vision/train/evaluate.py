@@ -1,0 +1,174 @@
+"""Evaluation of the shipped models (``guandan train eval``): numpy + OpenCV + onnxruntime.
+
+- synthetic: held-out-deck validation scenes. Corner mAP50 (one class, 101-point AP), and card
+  identity: per corner (box IoU >= 0.5 and the right card) and per image (set of distinct cards).
+  Partly covered corners (25-70 % visible, unlabelled; stored in the scene's meta file) are
+  "ignore" regions: a detection there is neither right nor wrong.
+- real: the real-edje photos (validation only). For each labelled whole-card box, is there a
+  detected corner whose centre lies inside it and whose rank is right; and how many detections
+  inside a box carry a wrong rank.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.detector import Detector, read_image
+
+REAL_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "real-edje"
+RANK_OF = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+
+
+def _iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)))
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = (x2 - x1).clip(0) * (y2 - y1).clip(0)
+    aa = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    bb = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return np.asarray(inter / np.maximum(aa[:, None] + bb[None, :] - inter, 1e-9))
+
+
+def _match(
+    pred: np.ndarray, gt: np.ndarray, ign: np.ndarray, thr: float = 0.5
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Greedy matching of score-sorted predictions. Returns per prediction: matched gt index
+    (-1 none), ignored flag; and the gt-matched mask."""
+    iou = _iou_matrix(pred, gt)
+    iou_ign = _iou_matrix(pred, ign)
+    used = np.zeros(len(gt), bool)
+    match = np.full(len(pred), -1)
+    ignored = np.zeros(len(pred), bool)
+    for i in range(len(pred)):
+        if len(gt):
+            cand = np.where(~used, iou[i], -1)
+            j = int(np.argmax(cand))
+            if cand[j] >= thr:
+                used[j] = True
+                match[i] = j
+                continue
+        if len(ign) and iou_ign[i].max() >= thr:
+            ignored[i] = True
+    return match, ignored, used
+
+
+def average_precision(tp: np.ndarray, scores: np.ndarray, n_gt: int) -> float:
+    if n_gt == 0:
+        return float("nan")
+    order = np.argsort(-scores)
+    tpc = np.cumsum(tp[order])
+    fpc = np.cumsum(1 - tp[order])
+    recall = tpc / n_gt
+    precision = tpc / np.maximum(tpc + fpc, 1e-9)
+    # precision envelope, 101-point interpolation (COCO / ultralytics style)
+    mpre = np.concatenate([[1.0], precision, [0.0]])
+    mrec = np.concatenate([[0.0], recall, [1.0]])
+    mpre = np.flip(np.maximum.accumulate(np.flip(mpre)))
+    x = np.linspace(0, 1, 101)
+    return float(np.trapezoid(np.interp(x, mrec, mpre), x))
+
+
+def eval_synthetic(det: Detector, scenes: Path, limit: int | None = None) -> dict[str, Any]:
+    """Held-out-deck validation scenes (labels and ignore regions from their meta files)."""
+    metas = sorted((scenes / "meta" / "val").glob("*.json"))[:limit]
+    all_tp, all_sc = [], []
+    n_gt = 0
+    id_tp = id_fp = id_fn = 0
+    set_tp = set_fp = set_fn = 0
+    perfect = 0
+    for mp in metas:
+        meta = json.loads(mp.read_text())
+        img = read_image(scenes / "images" / "val" / (mp.stem + ".jpg"))
+        gt = meta["corners"]
+        gtb = np.array([c["box"] for c in gt], float).reshape(-1, 4)
+        igb = np.array(meta.get("ignored", []), float).reshape(-1, 4)
+        # corners (class-agnostic) at a low threshold for AP; at most 300 per image
+        conf = det.conf
+        det.conf = 0.001
+        boxes, scores = det.corners(img)
+        det.conf = conf
+        boxes, scores = boxes[:300], scores[:300]
+        match, ignored, _ = _match(boxes, gtb, igb)
+        all_tp.append((match[~ignored] >= 0).astype(float))
+        all_sc.append(scores[~ignored])
+        n_gt += len(gt)
+        # identity at the working threshold, from the same corners
+        work = scores >= conf
+        found = det.label(img, boxes[work], scores[work])
+        pb = np.array([d.box for d in found]).reshape(-1, 4)
+        match, ignored, _ = _match(pb, gtb, igb)
+        ok = 0
+        pred: set[str] = set()
+        for d, m, ig in zip(found, match, ignored, strict=True):
+            if m >= 0 and d.card == gt[m]["card"]:
+                ok += 1
+            elif m >= 0 or not ig:
+                id_fp += 1
+            if not ig:
+                pred.add(d.card)
+        id_tp += ok
+        id_fn += len(gt) - ok
+        truth = {c["card"] for c in gt}
+        set_tp += len(pred & truth)
+        set_fn += len(truth - pred)
+        set_fp += len(pred - truth)
+        perfect += int(pred == truth)
+    tp = np.concatenate(all_tp) if all_tp else np.zeros(0)
+    sc = np.concatenate(all_sc) if all_sc else np.zeros(0)
+    return {
+        "images": len(metas),
+        "corners": n_gt,
+        "corner_map50": round(average_precision(tp, sc, n_gt), 4),
+        "corner_id_precision": round(id_tp / max(1, id_tp + id_fp), 4),
+        "corner_id_recall": round(id_tp / max(1, id_tp + id_fn), 4),
+        "image_card_precision": round(set_tp / max(1, set_tp + set_fp), 4),
+        "image_card_recall": round(set_tp / max(1, set_tp + set_fn), 4),
+        "images_all_right": round(perfect / max(1, len(metas)), 4),
+    }
+
+
+def eval_real(det: Detector, real_dir: Path = REAL_DIR, limit: int | None = None) -> dict[str, Any]:
+    rows: dict[str, list[dict[str, str]]] = {}
+    for name in ("train_labels.csv", "test_labels.csv"):
+        with open(real_dir / name, newline="") as f:
+            for r in csv.DictReader(f):
+                rows.setdefault(r["filename"], []).append(r)
+    hits = any_corner = total = wrong = only_wrong = 0
+    per_rank: Counter[str] = Counter()
+    per_rank_hit: Counter[str] = Counter()
+    t0 = time.time()
+    for fname, labels in sorted(rows.items())[:limit]:
+        found = det.detect_file(real_dir / "images" / fname)
+        centres = [((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2, d.card) for d in found]
+        for r in labels:
+            rank = RANK_OF[r["class"]]
+            x1, y1, x2, y2 = (float(r[k]) for k in ("xmin", "ymin", "xmax", "ymax"))
+            inside = [c for (cx, cy, c) in centres if x1 <= cx <= x2 and y1 <= cy <= y2]
+            total += 1
+            per_rank[rank] += 1
+            any_corner += bool(inside)
+            if any(c[1] == rank for c in inside):
+                hits += 1
+                per_rank_hit[rank] += 1
+            wrong += sum(1 for c in inside if c[1] != rank)
+            only_wrong += bool(inside) and not any(c[1] == rank for c in inside)
+    return {
+        "images": len(rows) if limit is None else min(limit, len(rows)),
+        "card_boxes": total,
+        "rank_recall": round(hits / max(1, total), 4),
+        "any_corner_recall": round(any_corner / max(1, total), 4),
+        "wrong_rank_detections": wrong,  # includes corners of overlapping neighbour cards
+        "boxes_only_wrong_rank": only_wrong,
+        "per_rank_recall": {k: round(per_rank_hit[k] / per_rank[k], 3) for k in sorted(per_rank)},
+        "seconds": round(time.time() - t0, 1),
+    }

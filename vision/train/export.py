@@ -1,0 +1,104 @@
+"""Export the trained detector and classifier to ONNX with the metadata vision.detector reads."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from vision.crops import CLS_SIZE, CROP_EXPAND, CROP_SIZE
+from vision.detector import META_KIND, META_VERSION
+from vision.train.config import TrainConfig
+
+
+def _stamp(path: Path, props: dict[str, str]) -> None:
+    import onnx
+
+    model = onnx.load(str(path))
+    existing = {p.key: p for p in model.metadata_props}
+    for k, v in props.items():
+        if k in existing:
+            existing[k].value = v
+        else:
+            entry = model.metadata_props.add()
+            entry.key, entry.value = k, v
+    onnx.save(model, str(path))
+
+
+def export_detector(cfg: TrainConfig, weights: Path, out: Path, log: Any = print) -> Path:
+    from vision.train.detector import offline_env
+
+    det = cfg.section("detector")
+    offline_env(cfg.path("detector", "run_dir").parent / "yolo-config")
+    from ultralytics import YOLO
+
+    imgsz = int(det.get("imgsz", 416))
+    model = YOLO(str(weights))
+    onnx_path = Path(
+        model.export(
+            format="onnx", imgsz=imgsz, dynamic=True, simplify=False, opset=17, device="cpu"
+        )
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(onnx_path, out)
+    _stamp(
+        out,
+        {
+            "guandan_kind": META_KIND["detector"],
+            "guandan_version": cfg.version,
+            "guandan_format": META_VERSION,
+            "class_names": json.dumps(["corner"]),
+            "input_size": json.dumps([imgsz, imgsz]),
+            "stride": "32",
+        },
+    )
+    log(f"export: detector -> {out} ({out.stat().st_size / 1e6:.1f} MB)")
+    return out
+
+
+def export_classifier(cfg: TrainConfig, weights: Path, out: Path, log: Any = print) -> Path:
+    import torch
+
+    from vision.train.classifier import CLASS_NAMES, build_model
+
+    model = build_model()
+    ck = torch.load(weights, map_location="cpu", weights_only=False)
+    model.load_state_dict(ck["model"])
+    model.eval()
+
+    class WithSoftmax(torch.nn.Module):
+        def __init__(self, inner: torch.nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.exp(self.inner(x))  # the model gives log-probabilities
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, CLS_SIZE, CLS_SIZE)
+    torch.onnx.export(
+        WithSoftmax(model),
+        (dummy,),
+        str(out),
+        input_names=["crops"],
+        output_names=["probs"],
+        dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    _stamp(
+        out,
+        {
+            "guandan_kind": META_KIND["classifier"],
+            "guandan_version": cfg.version,
+            "guandan_format": META_VERSION,
+            "class_names": json.dumps(list(CLASS_NAMES)),
+            "input_size": json.dumps([CLS_SIZE, CLS_SIZE]),
+            "crop_size": str(CROP_SIZE),
+            "crop_expand": str(CROP_EXPAND),
+            "val_acc": f"{float(ck.get('val_acc', float('nan'))):.4f}",
+        },
+    )
+    log(f"export: classifier -> {out} ({out.stat().st_size / 1e6:.2f} MB)")
+    return out
