@@ -1,25 +1,47 @@
 # Two commands for a fresh machine (README.md): `make demo` and `make test`.
+# Both create .venv on first use; `make demo` installs only the runtime, `make test` adds the
+# dev and train extras (torch/ultralytics for the CI smoke training; never imported at run time).
 PY ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
+ARGS ?=
 
-.PHONY: demo test setup lint
+.PHONY: demo test setup setup-test system-deps lint
 
-$(BIN)/guandan: pyproject.toml
-	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+
+$(VENV)/.runtime: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
 	@touch $@
 
-setup: $(BIN)/guandan
+$(VENV)/.test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[dev,train]'
+	@touch $@ $(VENV)/.runtime
+
+setup: $(VENV)/.runtime
+
+setup-test: $(VENV)/.test
+
+# Debian packages the tests use: Chromium (page screenshots) and the aisleriot card designs
+# (detector smoke training). Installed only when missing; needs root, as on the CI machine.
+system-deps:
+	@missing=""; \
+	test -x /usr/bin/chromium || missing="$$missing chromium"; \
+	test -d /usr/share/aisleriot/cards || missing="$$missing gnome-cards-data"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
 
 demo: setup
-	$(BIN)/guandan demo
+	$(BIN)/guandan demo $(ARGS)
 
-lint: setup
+lint: setup-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy engine
 
-test: lint
-	$(BIN)/python -m pytest
+test: system-deps lint
+	$(BIN)/python -m pytest $(ARGS)
