@@ -92,13 +92,34 @@ def register(subparsers: Any) -> None:
     )
     check.set_defaults(handler=_check)
 
-    # ------------------------------------------------------------------------------------
-    # LATER (issue 5, after the detector and the referee land): `guandan table replay VIDEO
-    # [--calibration FILE] --out events.jsonl` is registered here - camera backend reading the
-    # file (hardware.camera.FileCamera, whose `gaps` say which stretch could not be read),
-    # detector, tracker, referee. Not implemented yet on purpose; do not add a stub.
-    # `guandan table run` (the kiosk on a camera, issue 6) also belongs in this group.
-    # ------------------------------------------------------------------------------------
+    # `guandan table run`: the kiosk (issue 6), registered from kiosk/table/cli.py
+    from kiosk.table.cli import register_run
+
+    register_run(verbs)
+
+    # `guandan table replay VIDEO [--calibration FILE] --out events.jsonl` (issue 5): the whole
+    # pipeline on a file - camera backend, detector, tracker, referee (vision/pipeline.py)
+    rep = verbs.add_parser(
+        "replay",
+        help="run the table pipeline on a video file and write the event log",
+        description="Read a recorded (or `guandan synth video`) game: calibration from the "
+        "markers, card detection, tracking, referee. Writes event JSON lines and prints each "
+        "deal's plays, finishing order and levels; unreadable stretches are reported.",
+    )
+    rep.add_argument("video", help="video file (anything OpenCV/FFmpeg reads)")
+    rep.add_argument("--out", required=True, help="events JSONL to write ('-' for stdout)")
+    rep.add_argument("--calibration", metavar="FILE", help="calibration JSON (default: from video)")
+    rep.add_argument("--profile", default="standard", help="rule profile (default standard)")
+    rep.add_argument("--table", default="t1", help="table id stamped on the events (default t1)")
+    rep.add_argument(
+        "--detector",
+        default="auto",
+        help="auto (models/card-corners.onnx if shipped, else the video's oracle labels), "
+        "model, oracle, or a path to an .onnx / .oracle.jsonl.gz",
+    )
+    rep.add_argument("--observations", metavar="FILE", help="also write the observations (JSONL)")
+    rep.add_argument("--quiet", action="store_true", help="no summary on stdout")
+    rep.set_defaults(handler=_replay)
 
 
 def _source_args(parser: argparse.ArgumentParser) -> None:
@@ -219,3 +240,9 @@ def _check(args: argparse.Namespace) -> int:
         print(f"guandan table check: {result.message}", file=sys.stderr)
         return 1
     return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from vision.pipeline import replay_command  # heavy: imported only when used
+
+    return replay_command(args)

@@ -1,0 +1,216 @@
+"""Table pipeline accuracy and speed on rendered games (issue 5 targets).
+
+For each of ``--games`` games (seeds ``--seed`` .. ``--seed + games - 1``, none used by the tests
+or the demo; deck designs held out of detector training, cycled): render the simulated game at
+1280x720 (vision/synth/video.py), replay it through the whole pipeline (vision/pipeline.py:
+file camera, detector, tracker, referee) and compare with the referee's events on the truth log.
+
+Figures (one JSON line each, then a summary line):
+
+* ``plays_exact_pct``: truth plays (seat + card multiset) found in the pipeline's plays, in order
+  (difflib alignment), / truth plays. Target >= 99.5 %.
+* ``deals_wrong_order``: deals whose ``deal_ended`` order differs (or is missing). Target 0.
+* ``exposed_reported``: exposed observations of the truth found (seat + cards) / all. Target all.
+* ``latency_s``: pipeline observation time - truth time (video seconds) for matched plays,
+  passes and exposures: max, p95, mean. Target max <= 0.5 s.
+* ``pipeline_fps``: frames processed per second of wall time (decoding included), 1280x720.
+  Target >= 10.
+
+``--detector oracle`` (default) uses the renderer's corner labels (a perfect detector), so the
+figures are those of calibration + motion + tracking + interpretation; ``--detector model`` runs
+models/card-corners.onnx (skipped with a message when it is not shipped).
+
+    python bench/table_accuracy.py --games 10 [--deals 1] [--seed 9001] [--detector oracle]
+        [--mischief 0.01] [--fouls-limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.observations import Observation  # noqa: E402
+from engine.profiles import load_profile  # noqa: E402
+from engine.referee import Referee  # noqa: E402
+
+
+def emit(**kw: object) -> None:
+    print(json.dumps(kw), flush=True)
+
+
+def _key(o: Observation) -> tuple[str, str | None, tuple[str, ...]]:
+    return (o.type, o.seat, tuple(sorted(str(c) for c in o.cards)))
+
+
+def game(
+    seed: int, deals: int, deck: str, detector: str, profile: str, mischief: float, tmp: Path
+) -> dict[str, object]:
+    from vision.pipeline import replay
+    from vision.synth.video import render_game
+
+    prof = load_profile(profile)
+    out = tmp / f"g{seed}.mp4"
+    t0 = time.perf_counter()
+    info = render_game(prof, seed=seed, deals=deals, out=out, deck=deck, mischief=mischief)
+    render_s = time.perf_counter() - t0
+    truth = info.observations
+    ref = Referee(prof)
+    ref.feed_all(truth)
+    res = replay(out, profile=prof, detector=detector)
+    tplays = [e for e in ref.events if e.type == "play"]
+    pplays = [e for e in res.events if e.type == "play"]
+
+    def pk(e: object) -> tuple[str, tuple[str, ...]]:
+        return (e.data["seat"], tuple(sorted(e.data["cards"])))  # type: ignore[attr-defined]
+
+    sm = difflib.SequenceMatcher(
+        a=[pk(e) for e in tplays], b=[pk(e) for e in pplays], autojunk=False
+    )
+    matched = sum(b.size for b in sm.get_matching_blocks())
+    tords = {e.deal: e.data["order"] for e in ref.events if e.type == "deal_ended"}
+    pords = {e.deal: e.data["order"] for e in res.events if e.type == "deal_ended"}
+    wrong = sum(1 for d, o in tords.items() if pords.get(d) != o)
+    texp = [o for o in truth if o.type == "exposed"]
+    pexp = [_key(o) for o in res.observations if o.type == "exposed"]
+    found = 0
+    for o in texp:
+        if _key(o) in pexp:
+            pexp.remove(_key(o))
+            found += 1
+    # latency: align the observation streams (plays, passes, exposures)
+    kinds = ("played", "pass", "exposed")
+    ta = [o for o in truth if o.type in kinds]
+    pa = [o for o in res.observations if o.type in kinds]
+    sm2 = difflib.SequenceMatcher(a=[_key(o) for o in ta], b=[_key(o) for o in pa], autojunk=False)
+    lat = []
+    for blk in sm2.get_matching_blocks():
+        for k in range(blk.size):
+            lat.append(pa[blk.b + k].t - ta[blk.a + k].t)
+    rep = res.report
+    return {
+        "seed": seed,
+        "deck": info.deck,
+        "frames": info.frames,
+        "video_s": round(info.duration_s, 1),
+        "render_s": round(render_s, 1),
+        "plays": len(tplays),
+        "plays_matched": matched,
+        "plays_pipeline": len(pplays),
+        "deals": len(tords),
+        "deals_wrong_order": wrong,
+        "exposed": len(texp),
+        "exposed_found": found,
+        "latency": lat,
+        "pipeline_fps": round(rep.fps, 1),
+        "pipeline_s": round(rep.seconds, 1),
+        "detector_calls": rep.detector_calls,
+        "gaps": len(rep.gaps),
+        "warnings": rep.warnings,
+    }
+
+
+def main() -> int:
+    from vision.synth.video import EVAL_DECKS
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=10)
+    ap.add_argument("--deals", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=9001)
+    ap.add_argument("--detector", default="oracle", help="oracle or model")
+    ap.add_argument("--profile", default="standard")
+    ap.add_argument("--mischief", type=float, default=0.02, help="foul rate (exposed cards etc.)")
+    ap.add_argument("--keep", help="keep the rendered games in this folder")
+    ap.add_argument(
+        "--fouls-limit",
+        type=int,
+        help="play under the profile with this team foul limit (a run with many exposed cards "
+        "must not end its deals on fouls)",
+    )
+    args = ap.parse_args()
+    if args.detector == "model":
+        from vision.detector import DEFAULT_MODEL
+
+        if not DEFAULT_MODEL.exists():
+            emit(figure="skipped", detector="model", reason=f"{DEFAULT_MODEL} not shipped yet")
+            return 0
+    rows = []
+    with tempfile.TemporaryDirectory() as td:
+        tmp = Path(args.keep) if args.keep else Path(td)
+        tmp.mkdir(parents=True, exist_ok=True)
+        if args.fouls_limit:
+            base = load_profile(args.profile)
+            lenient = tmp / "bench-lenient.toml"
+            lenient.write_text(
+                f'name = "bench-lenient"\ntitle = "{base.name} with a foul limit of '
+                f'{args.fouls_limit} (bench)"\n[fouls]\nlimit = {args.fouls_limit}\n'
+            )
+            if base.name != "standard":
+                raise SystemExit("--fouls-limit works on the standard profile only")
+            args.profile = str(lenient)
+        for i in range(args.games):
+            deck = EVAL_DECKS[i % len(EVAL_DECKS)]
+            row = game(
+                args.seed + i, args.deals, deck, args.detector, args.profile, args.mischief, tmp
+            )
+            lat = row.pop("latency")
+            assert isinstance(lat, list)
+            row["latency_max_s"] = round(max(lat), 3) if lat else None
+            rows.append((row, lat))
+            emit(figure="game", detector=args.detector, **row)
+
+    def total(key: str) -> int:
+        return sum(int(str(r[key])) for r, _ in rows)
+
+    plays, matched = total("plays"), total("plays_matched")
+    lats = sorted(x for _, lat in rows for x in lat)
+    secs = sum(float(str(r["pipeline_s"])) for r, _ in rows)
+    common = {"detector": args.detector, "games": args.games, "deals_per_game": args.deals}
+    pct = round(100.0 * matched / max(plays, 1), 3)
+    emit(figure="plays_exact_pct", value=pct, plays=plays, target=99.5, **common)
+    emit(
+        figure="deals_wrong_order",
+        value=total("deals_wrong_order"),
+        deals=total("deals"),
+        target=0,
+        **common,
+    )
+    emit(
+        figure="exposed_reported",
+        value=total("exposed_found"),
+        of=total("exposed"),
+        target="all",
+        **common,
+    )
+    if lats:
+        emit(
+            figure="latency_s",
+            max=round(lats[-1], 3),
+            p95=round(lats[int(0.95 * (len(lats) - 1))], 3),
+            mean=round(statistics.fmean(lats), 3),
+            n=len(lats),
+            target_max=0.5,
+            **common,
+        )
+    emit(
+        figure="pipeline_fps",
+        value=round(total("frames") / max(secs, 1e-9), 1),
+        frames=total("frames"),
+        size="1280x720",
+        cpus=os.cpu_count(),
+        target=10,
+        **common,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,294 @@
+"""End to end on short rendered videos: renderer -> file -> pipeline -> observations/events.
+
+The oracle detector (the renderer's own corner labels) stands in for the model, so these tests
+measure the calibration, motion, tracking and interpretation, not the ONNX model's accuracy.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.cards import parse_cards
+from engine.observations import Observation, parse_observation
+from engine.profiles import load_profile
+from engine.referee import Referee
+from kiosk.cli import main
+from tests.track.helpers import calibration as other_calibration
+from vision.detector import DEFAULT_MODEL
+from vision.pipeline import PipelineError, ReplayReport, observations_from_video
+
+SIZE = (960, 540)
+FPS = 5.0
+
+
+def ob(t: float, type_: str, seat: str | None = None, cards: str = "", **kw) -> Observation:
+    return Observation(t, type_, seat=seat, cards=tuple(parse_cards(cards)) if cards else (), **kw)
+
+
+#: every visual mechanic once: lamps, plays (with a two-deck pair), a clear, an exposed card,
+#: a tribute and its return through the centre, shown jokers, a second deal
+SCRIPT = [
+    ob(0, "deal_start", first_leader="S"),
+    ob(3, "played", "S", "S3 S4 S5 S6 S7"),
+    ob(6, "played", "E", "H9 H9"),
+    ob(8, "pass", "N"),
+    ob(10, "played", "W", "CA DA"),
+    ob(12, "pass", "S"),
+    ob(14, "trick_cleared"),
+    ob(16, "exposed", "N", "DK"),
+    ob(19, "played", "E", "SB"),
+    ob(21, "trick_cleared"),
+    ob(23, "deal_start"),
+    ob(25, "tribute", "N", "SA", to="E"),
+    ob(28, "tribute_return", "E", "C3", to="N"),
+    ob(31, "shown", "W", "HR HR"),
+]
+
+
+def _key(o: Observation) -> tuple:
+    return (o.type, o.seat, tuple(sorted(str(c) for c in o.cards)), o.to, o.first_leader)
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from vision.synth.video import render_game
+
+    out = tmp_path_factory.mktemp("render") / "script.mp4"
+    render_game(
+        load_profile("standard"),
+        seed=5,
+        deals=1,
+        out=out,
+        fps=FPS,
+        size=SIZE,
+        deck="cv-plain",
+        script=SCRIPT,
+    )
+    return out
+
+
+def _truth(video: Path) -> list[Observation]:
+    text = Path(f"{video}.truth.jsonl").read_text().splitlines()
+    return [parse_observation(line) for line in text if line.strip()]
+
+
+def test_render_writes_its_files(video: Path) -> None:
+    assert video.stat().st_size > 10_000
+    truth = _truth(video)
+    assert [o.type for o in truth] == [o.type for o in SCRIPT]
+    cap = cv2.VideoCapture(str(video))
+    assert (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT))) == SIZE
+    cap.release()
+    assert json.loads(Path(f"{video}.calibration.json").read_text())["format"]
+
+
+def test_oracle_pipeline_reads_every_mechanic(video: Path) -> None:
+    report = ReplayReport()
+    got = list(observations_from_video(video, detector="oracle", report=report))
+    assert [_key(o) for o in got] == [_key(o) for o in _truth(video)]
+    assert report.gaps == [] and report.warnings == []
+    # each observation comes within half a second of video time after the truth moment
+    for g, w in zip(got, _truth(video), strict=True):
+        if g.type in ("played", "pass", "exposed", "trick_cleared"):
+            assert 0 <= g.t - w.t <= 0.5, (g, w)
+
+
+def test_only_changed_zones_are_detected(video: Path) -> None:
+    report = ReplayReport()
+    list(observations_from_video(video, detector="oracle", report=report))
+    assert report.detector_calls < report.frames / 2
+
+
+def test_replay_cli_writes_events_equal_to_the_truth(
+    video: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim_obs = [o for o in _truth(video)]
+    events = tmp_path / "events.jsonl"
+    assert main(["table", "replay", str(video), "--out", str(events), "--detector", "oracle"]) == 0
+    assert "deal 1" in capsys.readouterr().out
+    got = [json.loads(line) for line in events.read_text().splitlines()]
+    ref = Referee(load_profile("standard"))
+    ref.feed_all(sim_obs)
+    want = [e.to_json() for e in ref.events]
+
+    def strip(e: dict) -> dict:
+        out = {k: v for k, v in e.items() if k not in ("t", "id", "seq")}
+        if "cards" in out:
+            out["cards"] = sorted(out["cards"])
+        return out
+
+    assert [strip(e) for e in got if e["type"] != "notice"] == [
+        strip(e) for e in want if e["type"] != "notice"
+    ]
+
+
+def _rewrite(src: Path, dst: Path, edit, fourcc: str = "MJPG") -> None:
+    cap = cv2.VideoCapture(str(src))
+    w = cv2.VideoWriter(str(dst), cv2.VideoWriter_fourcc(*fourcc), FPS, SIZE)
+    i = 0
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        w.write(edit(i, frame))
+        i += 1
+    w.release()
+    cap.release()
+    shutil.copy(f"{src}.oracle.jsonl.gz", f"{dst}.oracle.jsonl.gz")
+
+
+def test_truncated_video_reports_the_stretch_and_keeps_what_it_read(
+    video: Path, tmp_path: Path
+) -> None:
+    avi = tmp_path / "cut.avi"
+    _rewrite(video, avi, lambda i, f: f)
+    data = avi.read_bytes()
+    avi.write_bytes(data[: int(len(data) * 0.6)])
+    report = ReplayReport()
+    got = list(observations_from_video(avi, detector="oracle", report=report))
+    assert report.gaps and "ends early" in report.gaps[-1]
+    keys = [_key(o) for o in got]
+    assert len(keys) >= 3 and keys == [_key(o) for o in _truth(video)][: len(keys)]
+
+
+def test_unreadable_file_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "notes.mp4"
+    bad.write_text("this is not a video")
+    with pytest.raises(ValueError, match="notes.mp4"):
+        list(observations_from_video(bad, detector="oracle"))
+    assert main(["table", "replay", str(bad), "--out", "-"]) == 2
+    err = capsys.readouterr().err
+    assert "notes.mp4" in err and len(err.splitlines()) == 1
+
+
+def test_frames_without_markers_are_skipped_and_reported(video: Path, tmp_path: Path) -> None:
+    dark = tmp_path / "dark.avi"
+
+    def cover(i: int, f: np.ndarray) -> np.ndarray:
+        if i < 6:  # the first 1.2 s: someone leans over the table
+            f = f.copy()
+            f[:, :] = (80, 80, 80)
+        return f
+
+    _rewrite(video, dark, cover)
+    report = ReplayReport()
+    got = list(observations_from_video(dark, detector="oracle", report=report))
+    assert any("no calibration yet" in w for w in report.warnings)
+    assert [_key(o) for o in got][1:] == [_key(o) for o in _truth(video)][1:]
+
+
+def test_a_covered_marker_with_a_calibration_file_still_works(video: Path, tmp_path: Path) -> None:
+    cal = Path(f"{video}.calibration.json")
+    covered = tmp_path / "covered.avi"
+    from vision.table import Calibration
+
+    px = Calibration.load(cal).marker_px[2]
+
+    def hide(i: int, f: np.ndarray) -> np.ndarray:
+        f = f.copy()
+        cv2.circle(f, (round(px[0]), round(px[1])), 22, (120, 160, 215), -1)
+        return f
+
+    _rewrite(video, covered, hide)
+    got = list(observations_from_video(covered, calibration=cal, detector="oracle"))
+    assert [_key(o) for o in got] == [_key(o) for o in _truth(video)]
+    # without a calibration file the covered corner cannot be calibrated: a clear error
+    with pytest.raises(PipelineError, match="corner markers"):
+        list(observations_from_video(covered, detector="oracle"))
+
+
+def test_wrong_calibration_file_is_reported_and_replaced(video: Path, tmp_path: Path) -> None:
+    wrong = tmp_path / "other.json"
+    other_calibration().save(wrong)
+    report = ReplayReport()
+    got = list(observations_from_video(video, calibration=wrong, detector="oracle", report=report))
+    assert any("does not fit" in w for w in report.warnings)
+    assert [_key(o) for o in got] == [_key(o) for o in _truth(video)]
+
+
+def test_missing_detector_is_a_clear_error(tmp_path: Path, video: Path) -> None:
+    lone = tmp_path / "lone.mp4"
+    shutil.copy(video, lone)
+    if DEFAULT_MODEL.exists():
+        pytest.skip("a model is shipped: auto uses it")
+    with pytest.raises(PipelineError, match="no card detector"):
+        list(observations_from_video(lone))
+
+
+@pytest.mark.skipif(
+    not DEFAULT_MODEL.exists(),
+    reason=f"no shipped detector model ({DEFAULT_MODEL} is trained by issue 4's recipe)",
+)
+@pytest.mark.xfail(
+    reason="the first shipped model (2026-11-29 15:26, still training) scores corners at "
+    "0.005-0.06 and misnames cards: 0 of 60 plays right on a rendered 1280x720 game "
+    "(bench/RESULTS.md); remove this mark when the model meets issue 4's targets",
+    strict=False,
+)
+def test_real_detector_end_to_end(tmp_path: Path) -> None:
+    from vision.synth.video import render_game
+
+    out = tmp_path / "real.mp4"
+    render_game(
+        load_profile("standard"),
+        seed=2,
+        deals=1,
+        out=out,
+        size=(1280, 720),
+        fps=10.0,
+        deck="tigullio",
+        script=SCRIPT[:6],
+    )
+    got = list(observations_from_video(out, detector="model"))
+    assert [_key(o) for o in got] == [_key(o) for o in _truth(out)]
+
+
+def test_crop_detection_path_of_a_model_detector(video: Path) -> None:
+    """A detector without frame indices (like vision.Detector) sees crops around the changed
+    zones; its boxes come back in crop pixels and must be shifted to the frame."""
+    from vision.pipeline import Det, OracleDetector, TablePipeline
+
+    oracle = OracleDetector(f"{video}.oracle.jsonl.gz")
+    crops: list[tuple[int, int]] = []
+
+    class CropDetector:
+        name = "crop-fake"
+        pipe: TablePipeline
+
+        def detect(self, image: np.ndarray) -> list[Det]:
+            # where the crop sits in the frame: the oracle needs frame coordinates
+            frame = self.frame
+            assert self.pipe.last_roi is not None
+            x0, y0 = self.pipe.last_roi[:2]
+            h, w = image.shape[:2]
+            assert (image == frame[y0 : y0 + h, x0 : x0 + w]).all()
+            crops.append((w, h))
+            index = int(round(self.pipe.t * FPS))
+            boxes = oracle.detect_frame(index, frame, (x0, y0, x0 + w, y0 + h))
+            return [Det(d.card, (d.box[0] - x0, d.box[1] - y0, d.box[2] - x0, d.box[3] - y0))
+                    for d in boxes]  # fmt: skip
+
+    det = CropDetector()
+    pipe = TablePipeline(det)
+    det.pipe = pipe
+    got: list[Observation] = []
+    cap = cv2.VideoCapture(str(video))
+    i = 0
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        det.frame = frame
+        got += pipe.process(i, i / FPS, frame)
+        i += 1
+    got += pipe.finish()
+    assert [_key(o) for o in got] == [_key(o) for o in _truth(video)]
+    assert any(w < SIZE[0] for w, h in crops)  # zones were cropped, not whole frames

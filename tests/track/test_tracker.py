@@ -1,0 +1,229 @@
+"""Tracker and interpreter on synthetic detections from known layouts."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.observations import Observation
+from tests.track.helpers import calibration, detections, fan, fan_hidden
+from vision.track import Change, Interpreter, Tracker
+
+S_PLAY = (450.0, 700.0)
+N_PLAY = (450.0, 200.0)
+
+
+def feed(tracker: Tracker, frames: list[list], t0: float = 0.0, **kw) -> list[Change]:
+    out: list[Change] = []
+    for k, dets in enumerate(frames):
+        out += tracker.update(t0 + k * 0.1, dets, **kw)
+    return out
+
+
+def test_two_corners_of_one_card_count_once() -> None:
+    tr = Tracker(calibration())
+    cards = tr.cards_in(detections([("SA", *S_PLAY, 0.3)]))
+    assert [(c.card, c.region, c.corners) for c in cards] == [("SA", "S", 2)]
+
+
+def test_identical_cards_of_two_decks_count_twice() -> None:
+    tr = Tracker(calibration())
+    layout = fan(["H5", "H5", "C9"], *S_PLAY)
+    seen = tr.cards_in(detections(layout, hide=fan_hidden(0, 3)))
+    assert Counter(c.card for c in seen) == Counter({"H5": 2, "C9": 1})
+    # the same pair far apart in two zones: still two
+    apart = [("H5", *S_PLAY, 0.0), ("H5", *N_PLAY, 3.1)]
+    assert Counter(c.region for c in tr.cards_in(detections(apart))) == {"S": 1, "N": 1}
+
+
+def test_double_detection_of_one_corner_is_merged() -> None:
+    tr = Tracker(calibration())
+    dets = detections([("DK", *S_PLAY, 0.0)])
+    dets.append(type(dets[0])("DK", tuple(v + 1.5 for v in dets[0].box)))
+    assert len(tr.cards_in(dets)) == 1
+
+
+def test_commit_needs_stable_frames_and_ignores_a_flicker() -> None:
+    tr = Tracker(calibration(), stable_frames=2, window=2)
+    play = detections(fan(["S3", "S4", "S5"], *S_PLAY), hide=fan_hidden(0, 3))
+    ch = feed(tr, [play])
+    assert ch == []  # seen once: not yet
+    ch = feed(tr, [play], t0=0.1)
+    assert [(c.region, c.added) for c in ch] == [("S", ("S3", "S4", "S5"))]
+    # one frame where the detector misses a card: nothing is removed
+    missing = [d for d in play if d.card != "S4"]
+    assert feed(tr, [missing, play, play, missing, play], t0=1.0) == []
+    assert tr.contents()["S"] == ("S3", "S4", "S5")
+
+
+def test_jitter_does_not_change_counts() -> None:
+    tr = Tracker(calibration())
+    rng = np.random.default_rng(4)
+    layout = fan(["CQ", "CQ", "DJ", "HJ"], *N_PLAY)
+    frames = [detections(layout, hide=fan_hidden(0, 4), jitter=2.5, rng=rng) for _ in range(8)]
+    ch = feed(tr, frames)
+    assert len(ch) == 1 and ch[0].added == ("CQ", "CQ", "DJ", "HJ")
+
+
+def test_no_commit_while_a_hand_is_over_the_zone() -> None:
+    tr = Tracker(calibration())
+    feed(tr, [detections(fan(["S3", "S4"], *S_PLAY))] * 3)
+    # a hand covers one card for many frames, but the zone is busy: nothing committed
+    covered = detections(fan(["S3", "S4"], *S_PLAY), hide={(0, 0), (0, 1)})
+    assert feed(tr, [covered] * 6, t0=1.0, busy={"S"}) == []
+    # the hand leaves having added a card
+    after = detections(fan(["S3", "S4", "D8"], *S_PLAY))
+    ch = feed(tr, [after] * 2, t0=2.0)
+    assert [c.added for c in ch] == [("D8",)]
+
+
+def test_only_the_detected_zones_are_updated() -> None:
+    tr = Tracker(calibration())
+    both = detections([("SA", *S_PLAY, 0.0), ("HA", *N_PLAY, 0.0)])
+    feed(tr, [both] * 2)
+    # a crop around S only: N keeps its cards although nothing of N was detected
+    only_s = detections([("SA", *S_PLAY, 0.0)])
+    assert feed(tr, [only_s] * 3, t0=1.0, zones={"S"}) == []
+    assert tr.contents()["N"] == ("HA",)
+
+
+def test_regions_band_centre_outside() -> None:
+    tr = Tracker(calibration())
+    assert tr.region_at(450, 860) == "S.band"
+    assert tr.region_at(450, 700) == "S"
+    assert tr.region_at(450, 360) == "centre.N"
+    assert tr.region_at(560, 450) == "centre.E"
+    assert tr.region_at(-50, 450) == "outside"
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["SA", "H2", "C7", "DT", "SB", "HR"]),
+            st.integers(0, 3),
+            st.floats(-60, 60),
+            st.floats(-0.4, 0.4),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_counts_match_layouts(items: list[tuple[str, int, float, float]]) -> None:
+    """Cards spread over the four play zones (one per slot, not overlapping): counts exact."""
+    spots = {0: S_PLAY, 1: N_PLAY, 2: (200.0, 450.0), 3: (700.0, 450.0)}
+    layout = []
+    used: Counter[tuple[int, int]] = Counter()
+    for card, zone, dx, a in items:
+        slot = used[(zone, 0)]
+        used[(zone, 0)] += 1
+        x, y = spots[zone]
+        # slots 75 mm apart across the zone so cards of one zone do not overlap
+        off = (slot - 1.5) * 75.0 + dx * 0.1
+        if zone in (0, 1):
+            layout.append((card, x + off, y, a))
+        else:
+            layout.append((card, x, y + off, a))
+    if max(used.values()) > 4:
+        return
+    tr = Tracker(calibration())
+    ch = feed(tr, [detections(layout)] * 2)
+    got = Counter((c.region, a) for c in ch for a in c.added)
+    names = {0: "S", 1: "N", 2: "W", 3: "E"}
+    want = Counter((names[z], c) for c, z, _, _ in items)
+    assert got == want
+
+
+# ------------------------------------------------------------------------------ interpreter
+def ch(t: float, region: str, added=(), removed=(), contents=()) -> list[Change]:
+    return [Change(t, region, tuple(added), tuple(removed), tuple(contents))]
+
+
+def kinds(obs: list[Observation]) -> list[tuple]:
+    return [(o.type, o.seat, tuple(str(c) for c in o.cards), o.to) for o in obs]
+
+
+def test_interpreter_plays_and_trick_cleared() -> None:
+    it = Interpreter()
+    out = it.changes(1.0, ch(1.0, "S", ["S3"], [], ["S3"]))
+    out += it.changes(2.0, ch(2.0, "E", ["S9"], [], ["S9"]))
+    out += it.changes(3.0, ch(3.0, "S", [], ["S3"], []))
+    assert kinds(out)[-1][0] == "played"  # E still has cards: no clear yet
+    out += it.changes(3.1, ch(3.1, "E", [], ["S9"], []))
+    assert kinds(out) == [
+        ("played", "S", ("S3",), None),
+        ("played", "E", ("S9",), None),
+        ("trick_cleared", None, (), None),
+    ]
+
+
+def test_interpreter_exposed_in_band_and_outside() -> None:
+    it = Interpreter()
+    out = it.changes(1.0, ch(1.0, "W.band", ["DQ"], [], ["DQ"]))
+    out += it.changes(2.0, ch(2.0, "outside", ["C4"], [], ["C4"]))
+    assert kinds(out) == [("exposed", "W", ("DQ",), None), ("exposed", None, ("C4",), None)]
+
+
+def test_interpreter_tribute_return_and_shown() -> None:
+    it = Interpreter(transfer_wait_s=1.5)
+    # N lays SA on its side of the centre, E pulls it across: a tribute N -> E
+    out = it.changes(1.0, ch(1.0, "centre.N", ["SA"], [], ["SA"]))
+    assert out == []
+    out = it.changes(3.0, ch(3.0, "centre.N", [], ["SA"]) + ch(3.0, "centre.E", ["SA"]))
+    assert kinds(out) == [("tribute", "N", ("SA",), "E")]
+    assert out[0].t == 1.0  # when it was laid down
+    it.changes(4.0, ch(4.0, "centre.E", [], ["SA"]))
+    # E gives a card back to N: a return
+    it.changes(6.0, ch(6.0, "centre.E", ["C3"], [], ["C3"]))
+    out = it.changes(7.0, ch(7.0, "centre.E", [], ["C3"]) + ch(7.0, "centre.N", ["C3"]))
+    assert kinds(out) == [("tribute_return", "E", ("C3",), "N")]
+    # W shows a big joker and takes it back: shown (once the wait is over)
+    it.changes(9.0, ch(9.0, "centre.W", ["HR"], [], ["HR"]))
+    assert it.changes(10.0, ch(10.0, "centre.W", [], ["HR"])) == []
+    assert kinds(it.flush(11.6)) == [("shown", "W", ("HR",), None)]
+    # S lays a plain card in the centre and takes it back: exposed
+    it.changes(12.0, ch(12.0, "centre.S", ["D4"], [], ["D4"]))
+    it.changes(13.0, ch(13.0, "centre.S", [], ["D4"]))
+    assert kinds(it.flush(14.6)) == [("exposed", "S", ("D4",), None)]
+
+
+def test_interpreter_lamps_deal_start_leader_and_pass() -> None:
+    it = Interpreter()
+    off = dict.fromkeys(["N", "E", "S", "W", "deal"])
+    assert it.lamps(0.0, off) == []
+    lit = dict(off, deal="deal", E="lead")
+    assert it.lamps(1.0, lit) == []  # emitted when the deal lamp goes off (level card seen)
+    out = it.lamps(2.5, off)
+    assert [(o.type, o.first_leader, o.t) for o in out] == [("deal_start", "E", 1.0)]
+    out = it.lamps(3.0, dict(off, S="pass"))
+    out += it.lamps(3.1, dict(off, S="pass"))  # still lit: one pass
+    assert kinds(out) == [("pass", "S", (), None)]
+
+
+def test_interpreter_level_card_during_deal_lamp() -> None:
+    it = Interpreter()
+    off = dict.fromkeys(["N", "E", "S", "W", "deal"])
+    it.lamps(1.0, dict(off, deal="deal"))
+    it.changes(1.5, ch(1.5, "centre.N", ["S7"], [], ["S7"]))
+    (obs,) = it.lamps(2.6, off)
+    assert obs.level == "7"
+    assert it.changes(4.0, ch(4.0, "centre.N", [], ["S7"])) == []
+
+
+def test_bad_tracker_options() -> None:
+    with pytest.raises(ValueError, match="stable_frames"):
+        Tracker(calibration(), stable_frames=0)
+
+
+def test_pairing_prefers_fewest_cards() -> None:
+    """Four corners of two copies: pairing the closest-to-ideal pair first would leave two
+    singles (three cards); the best pairing finds two cards."""
+    from vision.track import _best_pairs
+
+    ok = {(0, 1): 0.5, (0, 2): 3.0, (1, 3): 4.0}
+    assert sorted(_best_pairs(4, ok)) == [(0, 2), (1, 3)]
+    assert _best_pairs(3, {}) == []

@@ -1,0 +1,622 @@
+"""The table pipeline: video/camera frames -> detections -> tracker -> observations -> referee.
+
+For the kiosk and ``guandan table replay``::
+
+    from vision.pipeline import observations_from_video, replay
+    for obs in observations_from_video("game.mp4"):          # Iterator[engine Observation]
+        ...
+    result = replay("game.mp4", profile="standard")          # ReplayResult: events, report
+    result.events                                            # engine Event list (CONTRACT JSON)
+
+:class:`TablePipeline` is the frame loop itself (``process(index, t, image)`` -> observations),
+for a live camera. Per frame it costs one downscale to 320 px: frame differencing says which
+zones have something moving over them (hands), a skin-colour count says whether a hand rests
+there, and a comparison with each zone's last confirmed look says which zones changed. Only
+zones that changed and have gone quiet are re-detected (a crop around them), and only until the
+tracker has confirmed what lies there (vision/track.py); a full-frame detection runs at the start,
+after a gap and every ``refresh_s``. The lamps (vision/track.py ``LAMPS``) are read from a few
+pixels each frame. The camera is checked against the corner markers every ``watch_every``
+frames (``vision.table.CameraWatch``: a moved camera is recalibrated, covered markers only
+warned about).
+
+Detectors: ``vision.Detector`` (models/card-corners.onnx + card-classes.onnx) or
+:class:`OracleDetector`, which serves the labels vision/synth/video.py wrote beside a rendered
+video (``<video>.oracle.jsonl.gz``): what a perfect detector would see, so the tracker and the
+rest of the pipeline can be measured apart from the model.
+
+Layering: this module is where the layers meet (DESIGN.md), so it imports ``hardware.camera``
+(the file backend, for its gap reports) and ``engine.referee`` inside the functions that need
+them; vision/track.py stays free of both.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from engine.observations import Observation
+from vision.table import CENTRE, SEATS, Calibration, CameraWatch, TableError, calibrate
+from vision.track import LAMPS, Interpreter, Tracker, lamp_positions
+
+__all__ = [
+    "Det",
+    "OracleDetector",
+    "PipelineError",
+    "ReplayReport",
+    "ReplayResult",
+    "TablePipeline",
+    "observations_from_video",
+    "replay",
+    "resolve_detector",
+]
+
+SMALL_W = 320
+
+
+class PipelineError(ValueError):
+    """Bad input to the pipeline (no detector, an oracle file that does not fit, ...)."""
+
+
+@dataclass(frozen=True)
+class Det:
+    card: str
+    box: tuple[float, float, float, float]
+    score: float = 1.0
+
+
+class OracleDetector:
+    """Per-frame corner labels written by the renderer; ``detect_frame(index, image, roi)``."""
+
+    name = "oracle"
+
+    def __init__(self, path: str | Path) -> None:
+        p = Path(path)
+        if not p.exists():
+            raise PipelineError(f"oracle labels {p} not found (written by `guandan synth video`)")
+        self.path = p
+        self.frames: dict[int, list[Det]] = {}
+        n = 0
+        try:
+            with gzip.open(p, "rt", encoding="utf-8") as fh:
+                for line in fh:
+                    n += 1
+                    row = json.loads(line)
+                    self.frames[int(row["i"])] = [
+                        Det(str(c[0]), (float(c[1]), float(c[2]), float(c[3]), float(c[4])))
+                        for c in row["c"]
+                    ]
+        except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
+            raise PipelineError(f"oracle labels {p}: unreadable near line {n}: {exc}") from None
+
+    def detect_frame(
+        self, index: int, image: Any, roi: tuple[int, int, int, int] | None = None
+    ) -> list[Det]:
+        dets = self.frames.get(index, [])
+        if roi is None:
+            return list(dets)
+        x0, y0, x1, y1 = roi
+        out = []
+        for d in dets:
+            cx, cy = (d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2
+            if x0 <= cx < x1 and y0 <= cy < y1:
+                out.append(d)
+        return out
+
+
+def resolve_detector(detector: Any, video: str | Path | None = None) -> Any:
+    """``None``/"auto": the shipped model when models/ has it, else the video's oracle labels;
+    "model"; "oracle"; a path to a ``.onnx`` or an ``.oracle.jsonl.gz``; or a detector object."""
+    from vision.detector import DEFAULT_MODEL
+
+    oracle_path = Path(f"{video}.oracle.jsonl.gz") if video is not None else None
+    if detector is None or detector == "auto":
+        if DEFAULT_MODEL.exists():
+            detector = "model"
+        elif oracle_path is not None and oracle_path.exists():
+            detector = "oracle"
+        else:
+            raise PipelineError(
+                f"no card detector: {DEFAULT_MODEL} is not there (train it: models/README.md) and "
+                f"the video has no oracle labels ({oracle_path}); pass --detector MODEL.onnx"
+            )
+    if detector == "model":
+        from vision.detector import Detector
+
+        return Detector()
+    if detector == "oracle":
+        if oracle_path is None:
+            raise PipelineError("the oracle detector needs the video path")
+        return OracleDetector(oracle_path)
+    if isinstance(detector, str | Path):
+        p = Path(detector)
+        if p.name.endswith(".oracle.jsonl.gz"):
+            return OracleDetector(p)
+        from vision.detector import Detector
+
+        return Detector(p)
+    return detector
+
+
+@dataclass
+class ReplayReport:
+    frames: int = 0
+    seconds: float = 0.0
+    video_seconds: float = 0.0
+    detector: str = ""
+    detector_calls: int = 0
+    calibration: str = ""
+    gaps: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def fps(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "frames": self.frames,
+            "seconds": round(self.seconds, 2),
+            "video_seconds": round(self.video_seconds, 2),
+            "fps": round(self.fps, 1),
+            "detector": self.detector,
+            "detector_calls": self.detector_calls,
+            "calibration": self.calibration,
+            "gaps": self.gaps,
+            "warnings": self.warnings,
+        }
+
+
+# ------------------------------------------------------------------------------ frame loop
+_LAMP_HUE = {"pass": (45, 80), "lead": (18, 40), "deal": (95, 125)}
+
+
+def _lamp_state(hsv: np.ndarray) -> str | None:
+    h, s, v = (float(x) for x in hsv)
+    if v < 200 or s < 120:
+        return None
+    for state, (lo, hi) in _LAMP_HUE.items():
+        if lo <= h <= hi:
+            return state
+    return None
+
+
+class TablePipeline:
+    """Frames in, observations out (see the module doc)."""
+
+    def __init__(
+        self,
+        detector: Any,
+        calibration: Calibration | None = None,
+        *,
+        report: ReplayReport | None = None,
+        refresh_s: float = 10.0,
+        watch_every: int = 25,
+        motion_level: float = 14.0,
+        motion_px: int = 6,
+        changed_level: float = 22.0,
+        changed_px: int = 8,
+        hand_mm2: float = 1200.0,
+        tracker_options: dict[str, Any] | None = None,
+    ) -> None:
+        self.detector = detector
+        self.report = report or ReplayReport()
+        self.report.detector = getattr(detector, "name", type(detector).__name__)
+        self.refresh_s = refresh_s
+        self.watch_every = watch_every
+        self.motion_level, self.motion_px = motion_level, motion_px
+        self.changed_level, self.changed_px = changed_level, changed_px
+        self.hand_mm2 = hand_mm2
+        self.tracker_options = tracker_options or {}
+        self.interpreter = Interpreter()
+        self.calibration: Calibration | None = None
+        self.tracker: Tracker | None = None
+        self.watch: CameraWatch | None = None
+        self._given = calibration
+        self._no_markers: tuple[float, float, str] | None = None
+        self._prev: np.ndarray | None = None
+        self._ref: np.ndarray | None = None
+        self._bg: np.ndarray | None = None
+        self._detecting: set[str] = set()
+        self._last_full = -math.inf
+        self._lamp_raw: dict[str, str | None] = {}
+        self._lamp_count: dict[str, int] = {}
+        self._lamp_on: dict[str, str | None] = dict.fromkeys(LAMPS)
+        self._size: tuple[int, int] | None = None
+        self.last_roi: tuple[int, int, int, int] | None = None
+        self.t = 0.0
+
+    # ---------------------------------------------------------------- calibration
+    def _setup(self, cal: Calibration, image: np.ndarray) -> None:
+        h, w = image.shape[:2]
+        if cal.image_size != (w, h):
+            cal = cal.for_image_size(w, h)
+        self.calibration = cal
+        if self.tracker is None:
+            self.tracker = Tracker(cal, **self.tracker_options)
+        else:
+            self.tracker.calibration = cal
+        self.watch = CameraWatch(cal)
+        sh = round(h * SMALL_W / w)
+        self._small_size = (SMALL_W, sh)
+        scale = SMALL_W / w
+        self._masks: dict[str, np.ndarray] = {}
+        self._rois: dict[str, tuple[int, int, int, int]] = {}
+        for z in cal.zones:
+            poly = cal.zone_polygon_px(z)
+            m = np.zeros((sh, SMALL_W), np.uint8)
+            cv2.fillPoly(m, [np.round(poly * scale).astype(np.int32)], 1)
+            self._masks[z] = m.astype(bool)
+            x0, y0 = np.floor(poly.min(0)).astype(int) - 40
+            x1, y1 = np.ceil(poly.max(0)).astype(int) + 40
+            self._rois[z] = (max(0, x0), max(0, y0), min(w, x1), min(h, y1))
+        g = cal.geometry
+        table_px = cv2.contourArea(
+            np.asarray(cal.to_image([(0, 0), (g.width_mm, 0), (g.width_mm, g.height_mm),
+                                     (0, g.height_mm)]) * scale, np.float32)
+        )  # fmt: skip
+        self._kernel = np.ones((3, 3), np.uint8)
+        self._hand_px = max(6.0, 0.3 * self.hand_mm2 * table_px / (g.width_mm * g.height_mm))
+        pos = lamp_positions(g.width_mm, g.height_mm)
+        pts = cal.to_image(np.array(list(pos.values()), np.float64))
+        self._lamp_px = {
+            k: (int(round(p[0])), int(round(p[1]))) for k, p in zip(pos, pts, strict=True)
+        }
+        # lamps are neither cards nor hands: leave them out of the zone masks
+        lamp_r = max(2, int(round(25.0 * math.sqrt(table_px / (g.width_mm * g.height_mm)))))
+        for x, y in self._lamp_px.values():
+            for m in self._masks.values():
+                cv2.circle(m.view(np.uint8), (round(x * scale), round(y * scale)), lamp_r, 0, -1)
+        self._prev = None
+        self._ref = None
+        self._bg = None
+        self._detecting = set(cal.zones)
+        self._last_full = -math.inf
+
+    def _try_calibrate(self, t: float, image: np.ndarray) -> bool:
+        if self._given is not None:
+            from vision.table import check_camera
+
+            h, w = image.shape[:2]
+            given = self._given
+            check = check_camera(image, given)
+            if check.status in ("moved", "marker_moved"):
+                self.report.warnings.append(
+                    f"t={t:.2f}s: the calibration file does not fit this video ({check.message}); "
+                    "calibrating from the video instead"
+                )
+                self._given = None
+                return self._try_calibrate(t, image)
+            self._setup(given, image)
+            self.report.calibration = "file"
+            return True
+        try:
+            cal = calibrate(image)
+        except TableError as exc:
+            if self._no_markers is None:
+                self._no_markers = (t, t, str(exc))
+            else:
+                self._no_markers = (self._no_markers[0], t, self._no_markers[2])
+            return False
+        if self._no_markers is not None:
+            a, b, why = self._no_markers
+            self.report.warnings.append(
+                f"{a:.2f}s-{b:.2f}s: no calibration yet, frames skipped ({why})"
+            )
+            self._no_markers = None
+        self._setup(cal, image)
+        self.report.calibration = f"from the video at t={t:.2f}s"
+        return True
+
+    # ---------------------------------------------------------------- per frame
+    def reset(self) -> None:
+        """After a gap in the video: forget motion history, look at everything again."""
+        self._prev = None
+        if self.calibration is not None:
+            self._detecting = set(self.calibration.zones)
+        self._last_full = -math.inf
+
+    def process(self, index: int, t: float, image: np.ndarray) -> list[Observation]:
+        t = round(t, 3)
+        self.t = t
+        self.report.frames += 1
+        if self.calibration is None:
+            if index % 3 and self._given is None:
+                return []
+            if not self._try_calibrate(t, image):
+                return []
+        cal, tracker = self.calibration, self.tracker
+        assert cal is not None and tracker is not None and self.watch is not None
+        out: list[Observation] = []
+        if index % self.watch_every == 0:
+            check = self.watch.update(image)
+            if self.watch.calibration is not cal:
+                self.report.warnings.append(f"t={t:.2f}s: {check.message}")
+                self._setup(self.watch.calibration, image)
+                return out
+            if check.status in ("moved", "marker_moved"):
+                self.report.warnings.append(f"t={t:.2f}s: {check.message}")
+        small = cv2.resize(image, self._small_size, interpolation=cv2.INTER_AREA)
+        gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.int16)
+        hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+        skin = (hsv[:, :, 0] <= 25) & (hsv[:, :, 1] >= 50) & (hsv[:, :, 1] <= 200)
+        skin &= hsv[:, :, 2] >= 90
+        moving = (
+            np.abs(gray - self._prev) > self.motion_level
+            if self._prev is not None
+            else np.ones(gray.shape, bool)
+        )
+        if self._ref is None or self._bg is None:
+            self._ref = gray.copy()
+            self._bg = gray.copy()  # the table as first seen (empty, normally)
+        changed = np.abs(gray - self._ref) > self.changed_level
+        not_table = np.abs(gray - self._bg) > self.changed_level
+        # a hand: one big skin-coloured blob that was not there when the zone was last confirmed
+        # and is not the bare table (skin-coloured felt or wood; skin tones in card art are
+        # small pieces)
+        # (eroded first: the thin light-brown rim of a white card on a brown table goes away)
+        solid = cv2.erode((skin & changed & not_table).astype(np.uint8), self._kernel)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=4)
+        big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= self._hand_px]
+        hands = np.isin(labels, big) if big else None
+        busy: set[str] = set()
+        for z, m in self._masks.items():
+            if self._prev is None or np.count_nonzero(moving & m) > self.motion_px:
+                busy.add(z)
+            elif hands is not None and np.count_nonzero(hands & m):
+                busy.add(z)  # a hand resting over the zone
+            elif np.count_nonzero(changed & m) > self.changed_px:
+                self._detecting.add(z)
+        self._prev = gray
+        out += self._lamps(t, image)
+        full = t - self._last_full >= self.refresh_s
+        todo = set(cal.zones) if full else (self._detecting - busy)
+        if todo:
+            if full:
+                dets = self._detect(index, image, None)
+                zones = None
+                self._last_full = t
+            else:
+                x0 = min(self._rois[z][0] for z in todo)
+                y0 = min(self._rois[z][1] for z in todo)
+                x1 = max(self._rois[z][2] for z in todo)
+                y1 = max(self._rois[z][3] for z in todo)
+                dets = self._detect(index, image, (x0, y0, x1, y1))
+                zones = todo
+            changes = tracker.update(t, dets, zones=zones, busy=busy)
+            if changes:
+                out += self.interpreter.changes(t, changes)
+            for z in list(todo):
+                if z not in busy and not tracker.pending([z]):
+                    self._detecting.discard(z)
+                    m = self._masks[z]
+                    self._ref[m] = gray[m]
+                    if not any(tracker.committed[r] for r in tracker.regions_of([z])):
+                        self._bg[m] = gray[m]
+        out += self.interpreter.flush(t)
+        return out
+
+    def _detect(
+        self, index: int, image: np.ndarray, roi: tuple[int, int, int, int] | None
+    ) -> list[Any]:
+        self.report.detector_calls += 1
+        det = self.detector
+        if hasattr(det, "detect_frame"):
+            return list(det.detect_frame(index, image, roi))
+        if roi is None:
+            self.last_roi = (0, 0, image.shape[1], image.shape[0])
+            return list(det.detect(image))
+        x0, y0, x1, y1 = roi
+        self.last_roi = roi  # where the detector looked (for overlays and tests)
+        found = det.detect(np.ascontiguousarray(image[y0:y1, x0:x1]))
+        return [
+            Det(d.card, (d.box[0] + x0, d.box[1] + y0, d.box[2] + x0, d.box[3] + y0), d.score)
+            for d in found
+        ]
+
+    def _lamps(self, t: float, image: np.ndarray) -> list[Observation]:
+        h, w = image.shape[:2]
+        for name, (x, y) in self._lamp_px.items():
+            if not (2 <= x < w - 2 and 2 <= y < h - 2):
+                continue
+            patch = image[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 1, 3)
+            mean = patch.mean(axis=0).astype(np.uint8).reshape(1, 1, 3)
+            state = _lamp_state(cv2.cvtColor(mean, cv2.COLOR_BGR2HSV)[0, 0])
+            if state == self._lamp_raw.get(name):
+                self._lamp_count[name] = self._lamp_count.get(name, 0) + 1
+            else:
+                self._lamp_raw[name] = state
+                self._lamp_count[name] = 1
+            if self._lamp_count[name] >= 2:
+                self._lamp_on[name] = state
+        return self.interpreter.lamps(t, self._lamp_on)
+
+    def finish(self) -> list[Observation]:
+        out = self.interpreter.flush(self.t + 60.0)
+        if self._no_markers is not None:
+            a, b, why = self._no_markers
+            self.report.warnings.append(
+                f"{a:.2f}s-{b:.2f}s: no calibration, frames skipped ({why})"
+            )
+            self._no_markers = None
+        return out
+
+
+# ------------------------------------------------------------------------------ on a video
+def _load_calibration(calibration: Calibration | str | Path | None) -> Calibration | None:
+    if calibration is None or isinstance(calibration, Calibration):
+        return calibration
+    return Calibration.load(calibration)
+
+
+def observations_from_video(
+    path: str | Path,
+    calibration: Calibration | str | Path | None = None,
+    detector: Any = None,
+    *,
+    report: ReplayReport | None = None,
+    on_gap: Callable[[Any], None] | None = None,
+    **options: Any,
+) -> Iterator[Observation]:
+    """Observations of a recorded game, in order, as the frames are read.
+
+    ``calibration``: a Calibration, a calibration JSON path, or None (calibrate from the video's
+    first frames where all four markers show). ``detector``: see :func:`resolve_detector`.
+    ``report`` (a :class:`ReplayReport`) is filled in as the video is read: frames, speed,
+    unreadable stretches (``gaps``), calibration problems (``warnings``). Raises
+    ``hardware.camera.CameraError`` (a ValueError) when the file cannot be opened at all."""
+    from hardware.camera import FileCamera, Gap
+
+    rep = report if report is not None else ReplayReport()
+    gaps: list[Gap] = []
+
+    def gap(g: Gap) -> None:
+        gaps.append(g)
+        rep.gaps.append(str(g))
+        if on_gap is not None:
+            on_gap(g)
+
+    start = time.perf_counter()
+    with FileCamera(path, on_gap=gap) as cam:  # a missing or unreadable file fails here first
+        det = resolve_detector(detector, path)
+        cal = _load_calibration(calibration)
+        pipe = TablePipeline(det, cal, report=rep, **options)
+        fps = cam.fps
+        seen_gaps = 0
+        while True:
+            frame = cam.read()
+            if frame is None:
+                break
+            if len(gaps) != seen_gaps:
+                seen_gaps = len(gaps)
+                pipe.reset()
+            index = int(round(frame.t * fps))
+            rep.video_seconds = frame.t
+            obs = pipe.process(index, frame.t, frame.image)
+            rep.seconds = time.perf_counter() - start
+            yield from obs
+    yield from pipe.finish()
+    rep.seconds = time.perf_counter() - start
+    if pipe.calibration is None:
+        raise PipelineError(
+            f"{path}: no frame showed the four corner markers, so nothing could be read "
+            "(markers covered or out of view?); give --calibration FILE if the camera did not move"
+        )
+
+
+@dataclass
+class ReplayResult:
+    events: list[Any]
+    observations: list[Observation]
+    report: ReplayReport
+
+
+def replay(
+    video: str | Path,
+    *,
+    profile: Any = "standard",
+    calibration: Calibration | str | Path | None = None,
+    detector: Any = None,
+    table: str = "t1",
+    on_event: Callable[[Any], None] | None = None,
+    **options: Any,
+) -> ReplayResult:
+    """The whole pipeline on a video file: observations fed to a live ``engine.Referee``.
+    ``profile``: a name, a .toml path or an ``engine`` Profile. ``on_event`` sees each event as
+    it is produced (the kiosk's event log / outbox)."""
+    from engine.profiles import load_profile
+    from engine.referee import Referee
+
+    prof = load_profile(profile) if isinstance(profile, str | Path) else profile
+    ref = Referee(prof, table=table)
+    report = ReplayReport()
+    observations: list[Observation] = []
+    for obs in observations_from_video(video, calibration, detector, report=report, **options):
+        observations.append(obs)
+        for ev in ref.feed(obs):
+            if on_event is not None:
+                on_event(ev)
+    return ReplayResult(ref.events, observations, report)
+
+
+def summarize(events: Sequence[Any]) -> list[str]:
+    """Human lines: each deal's plays, finishing order and levels (the README's main job)."""
+    lines: list[str] = []
+    for ev in events:
+        e = ev if isinstance(ev, dict) else ev.to_json()
+        ty = e.get("type")
+        if ty == "deal_started":
+            lines.append(f"deal {e.get('deal')}: level {e.get('level')}, leader {e.get('leader')}")
+        elif ty == "play":
+            lines.append(f"  {e['t']:8.2f}s {e['seat']} plays {' '.join(e['cards'])}")
+        elif ty == "pass":
+            lines.append(f"  {e['t']:8.2f}s {e['seat']} passes")
+        elif ty in ("tribute", "tribute_returned"):
+            lines.append(f"  {e['t']:8.2f}s {ty} {e['from']} -> {e['to']}: {e['card']}")
+        elif ty == "foul":
+            lines.append(f"  {e['t']:8.2f}s foul {e.get('seat')}: {e.get('kind')}")
+        elif ty == "seat_out":
+            lines.append(f"  {e['t']:8.2f}s {e['seat']} is out (place {e.get('place')})")
+        elif ty == "deal_ended":
+            lines.append(f"  finishing order {' '.join(e['order'])}; levels {e['levels']}")
+        elif ty == "match_ended":
+            lines.append(f"match won by {e.get('winner')}")
+    return lines
+
+
+def replay_command(args: Any) -> int:
+    """``guandan table replay`` (kiosk/cli/table.py registers the arguments)."""
+    import sys
+
+    from engine.events import dump_event
+    from engine.observations import dump_observation
+
+    out = str(args.out)
+    if out != "-" and not Path(out).resolve().parent.exists():
+        raise PipelineError(f"--out {out}: the folder {Path(out).parent} does not exist")
+    result = replay(
+        args.video,
+        profile=args.profile,
+        calibration=args.calibration,
+        detector=args.detector,
+        table=args.table,
+    )
+    rep = result.report
+    _write(out, [dump_event(e) for e in result.events])
+    if args.observations:
+        _write(args.observations, [dump_observation(o) for o in result.observations])
+    for g in rep.gaps:
+        print(f"guandan table replay: warning: {g}", file=sys.stderr)
+    for w in rep.warnings:
+        print(f"guandan table replay: warning: {w}", file=sys.stderr)
+    if not args.quiet:
+        stream = sys.stderr if out == "-" else sys.stdout
+        for line in summarize(result.events):
+            print(line, file=stream)
+        print(json.dumps({"replay": rep.to_json()}), file=stream)
+    return 0
+
+
+def _write(path: str, lines: list[str]) -> None:
+    import sys
+
+    text = "".join(line + "\n" for line in lines)
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    target = Path(path)
+    tmp = target.with_name(target.name + ".part")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(target)
+
+
+__all__ += ["summarize", "replay_command", "CENTRE", "SEATS"]

@@ -1,0 +1,539 @@
+"""Tracking: card detections -> per-region card multisets over time -> observations.
+
+Two stages, both pure (no I/O, no camera), so they are tested with synthetic detections:
+
+:class:`Tracker` turns the corner detections of a frame (image boxes with a card label, one per
+visible corner index) into card instances in table millimetres and keeps, per *region*, the
+multiset of cards lying there. A region's change is **committed** only after the same multiset
+was seen in ``stable_frames`` consecutive observations of that region while no hand was over its
+zone (``busy``); a detection that flickers for a frame is ignored, and per label the count is the
+largest of the last ``window`` observations (consecutive ones: a region not observed for
+``max_gap_s`` starts afresh), so a corner missed in one frame costs nothing.
+
+Counting: the two corner indices of one card are ``pair_mm`` apart (from the card size and the
+index position, ~80 mm for a 63 x 88 mm card), so two corners of the same label at about that
+distance are one card; corners of the same label much closer than that are different cards (the
+two decks hold two of each card; a fanned pair shows two top-left indices ~15-30 mm apart).
+Detections of the same corner closer than ``same_mm`` are merged (tile overlaps, double boxes);
+detections scoring under ``min_score`` (corner score x class probability) are ignored.
+
+Regions (derived from the calibration's zones):
+
+* ``N E S W``: the seat's play zone (its trapezoid, further than ``band_mm`` from its edge);
+* ``N.band`` ...: the strip along the seat's own table edge (``band_mm`` deep) where the player's
+  hands rest: a face-up card lying there has been *exposed*, not played;
+* ``centre.N`` ...: the centre square split into four triangles by the nearest side; tribute
+  and return cards are passed through the centre (the giver lays the card on its side, the
+  receiver pulls it across to its own side and takes it), anti-tribute jokers are shown there;
+* ``outside``: in view but in no zone (off the table): exposed, seat unknown.
+
+:class:`Interpreter` turns committed changes and the table lamps into CONTRACT observations:
+``played`` (cards added to a seat's play zone), ``trick_cleared`` (the play zones become empty),
+``exposed`` (cards in a band or outside), ``tribute`` / ``tribute_return`` (a card crossing the
+centre from one side to another; a return is the one going back to a seat that gave a tribute
+this deal), ``shown`` (big jokers laid in the centre and withdrawn by the same seat; any other
+card shown there and withdrawn is ``exposed``), ``pass``
+and ``deal_start`` from the lamps (see :data:`LAMPS` and vision/synth/video.py: the kiosk's
+seat buttons light a lamp at the seat's edge, so recorded footage carries the passes).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from engine.cards import Card, parse_card, sort_cards
+from engine.observations import Observation
+
+__all__ = [
+    "SEATS",
+    "LAMPS",
+    "LAMP_STATES",
+    "Box",
+    "CardBox",
+    "SeenCard",
+    "Change",
+    "Tracker",
+    "Interpreter",
+    "lamp_positions",
+    "region_zone",
+]
+
+SEATS: tuple[str, ...] = ("N", "E", "S", "W")
+OUTSIDE = "outside"
+#: Lamps on the table: one per seat at its edge plus the deal lamp (see lamp_positions).
+LAMPS: tuple[str, ...] = ("N", "E", "S", "W", "deal")
+#: What a lit lamp means. Seat lamp: ``pass`` (green: the seat's pass button was pressed) or
+#: ``lead`` (yellow, only while the deal lamp is lit: this seat drew the face-up card and leads
+#: the first deal). Deal lamp: ``deal`` (blue: the dealer pressed "new deal").
+LAMP_STATES: tuple[str, ...] = ("pass", "lead", "deal")
+
+Box = tuple[float, float, float, float]
+
+
+class CardBox(Protocol):
+    """What the tracker needs of a detection (``vision.detector.Detection`` fits)."""
+
+    @property
+    def card(self) -> str: ...
+
+    @property
+    def box(self) -> Box: ...
+
+    @property
+    def score(self) -> float: ...
+
+
+class _Calibration(Protocol):
+    @property
+    def zones(self) -> Mapping[str, Any]: ...
+
+    def to_table(self, points_px: Any) -> Any: ...
+
+    def zone_at_mm(self, point_mm: Sequence[float]) -> str | None: ...
+
+    @property
+    def geometry(self) -> Any: ...
+
+
+def lamp_positions(
+    width_mm: float = 900.0, height_mm: float = 900.0
+) -> dict[str, tuple[float, float]]:
+    """Table-mm centres of the lamps: each seat's lamp 45 mm in from its edge, right of the
+    seat's centre as the player sees it; the deal lamp on the north edge, left of N's lamp."""
+    w, h, e = width_mm, height_mm, 45.0
+    return {
+        "N": (0.28 * w, e),
+        "E": (w - e, 0.28 * h),
+        "S": (0.72 * w, h - e),
+        "W": (e, 0.72 * h),
+        "deal": (0.15 * w, e),
+    }
+
+
+def region_zone(region: str) -> str:
+    """The calibration zone of a region (``N.band`` -> ``N``, ``centre.E`` -> ``centre``)."""
+    return region.split(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class SeenCard:
+    """One card instance found in a frame: its label, where it lies (table mm), its region."""
+
+    card: str
+    x_mm: float
+    y_mm: float
+    region: str
+    corners: int  # 1 or 2 corner indices seen
+
+
+@dataclass(frozen=True)
+class Change:
+    """A committed change of one region: cards added and removed, and what lies there now."""
+
+    t: float
+    region: str
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    contents: tuple[str, ...]
+
+
+def _counter_tuple(c: Mapping[str, int]) -> tuple[str, ...]:
+    return tuple(sorted(k for k, n in c.items() for _ in range(n)))
+
+
+def _best_pairs(n: int, ok: Mapping[tuple[int, int], float]) -> list[tuple[int, int]]:
+    """Corner pairs of one label: as many as possible (fewest cards), then the least total
+    distance error. Exhaustive; a label has a handful of corners at most (greedy pairing can
+    pair the corner of one copy with the corner of the other and count three cards for two)."""
+    if n > 10:  # a confused detector: fall back to greedy
+        chosen: list[tuple[int, int]] = []
+        used: set[int] = set()
+        for (i, j), _ in sorted(ok.items(), key=lambda kv: kv[1]):
+            if i not in used and j not in used:
+                chosen.append((i, j))
+                used |= {i, j}
+        return chosen
+    best: tuple[int, float, list[tuple[int, int]]] = (0, 0.0, [])
+
+    def search(free: list[int], pairs: list[tuple[int, int]], total: float) -> None:
+        nonlocal best
+        if len(pairs) > best[0] or (len(pairs) == best[0] and total < best[1]):
+            best = (len(pairs), total, list(pairs))
+        if len(free) < 2:
+            return
+        i, rest = free[0], free[1:]
+        for j in rest:
+            e = ok.get((i, j))
+            if e is not None:
+                search([k for k in rest if k != j], [*pairs, (i, j)], total + e)
+        search(rest, pairs, total)  # i stays single
+
+    search(list(range(n)), [], 0.0)
+    return best[2]
+
+
+class Tracker:
+    """Corner detections -> per-region card multisets, committed when stable."""
+
+    def __init__(
+        self,
+        calibration: _Calibration,
+        *,
+        card_mm: tuple[float, float] = (63.0, 88.0),
+        index_mm: tuple[float, float] = (6.0, 12.0),
+        pair_tol_mm: float = 20.0,
+        same_mm: float = 6.0,
+        band_mm: float = 110.0,
+        stable_frames: int = 2,
+        window: int = 2,
+        min_score: float = 0.25,
+        max_gap_s: float = 0.5,
+    ) -> None:
+        if stable_frames < 1 or window < 1:
+            raise ValueError("Tracker: stable_frames and window must be >= 1")
+        self.calibration = calibration
+        g = calibration.geometry
+        self.width_mm, self.height_mm = float(g.width_mm), float(g.height_mm)
+        w, h = card_mm
+        ix, iy = index_mm
+        self.pair_mm = math.hypot(w - 2 * ix, h - 2 * iy)
+        self.pair_tol_mm = pair_tol_mm
+        self.same_mm = same_mm
+        self.band_mm = band_mm
+        self.stable_frames = stable_frames
+        self.window = window
+        self.min_score = min_score
+        self.max_gap_s = max_gap_s
+        self._last_t: dict[str, float] = {}
+        self.committed: dict[str, Counter[str]] = {r: Counter() for r in self.regions()}
+        self._history: dict[str, list[Counter[str]]] = {r: [] for r in self.committed}
+        self._candidate: dict[str, tuple[tuple[str, ...], int]] = {}
+        self.last_seen: list[SeenCard] = []
+
+    # ---------------------------------------------------------------- regions
+    def regions(self) -> list[str]:
+        out: list[str] = []
+        for z in self.calibration.zones:
+            if z in SEATS:
+                out += [z, f"{z}.band"]
+            elif z == "centre":
+                out += [f"centre.{s}" for s in SEATS]
+            else:
+                out.append(z)
+        out.append(OUTSIDE)
+        return out
+
+    def regions_of(self, zones: Iterable[str]) -> list[str]:
+        """Regions inside the given calibration zones (``outside`` only with ``None``)."""
+        wanted = set(zones)
+        return [r for r in self.committed if region_zone(r) in wanted]
+
+    def region_at(self, x: float, y: float) -> str:
+        zone = self.calibration.zone_at_mm((x, y))
+        if zone is None:
+            return OUTSIDE
+        if zone in SEATS:
+            edge = {"N": y, "S": self.height_mm - y, "W": x, "E": self.width_mm - x}[zone]
+            return f"{zone}.band" if edge < self.band_mm else zone
+        if zone == "centre":
+            dx, dy = x - self.width_mm / 2, y - self.height_mm / 2
+            if abs(dx) > abs(dy):
+                return "centre.E" if dx > 0 else "centre.W"
+            return "centre.S" if dy > 0 else "centre.N"
+        return zone
+
+    # ---------------------------------------------------------------- corners -> cards
+    def cards_in(self, detections: Sequence[CardBox]) -> list[SeenCard]:
+        """Cluster corner detections into card instances (see the module doc)."""
+        dets = [d for d in detections if d.score >= self.min_score]
+        if not dets:
+            return []
+        boxes = np.asarray([d.box for d in dets], np.float64).reshape(-1, 4)
+        centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], 1)
+        mm = np.asarray(self.calibration.to_table(centres), np.float64).reshape(-1, 2)
+        by_label: dict[str, list[np.ndarray]] = {}
+        for d, p in zip(dets, mm, strict=True):
+            by_label.setdefault(d.card, []).append(p)
+        out: list[SeenCard] = []
+        for label, pts in by_label.items():
+            # merge double detections of one corner
+            merged: list[np.ndarray] = []
+            for p in pts:
+                if all(np.hypot(*(p - q)) >= self.same_mm for q in merged):
+                    merged.append(p)
+            n = len(merged)
+            err = {
+                (i, j): abs(float(np.hypot(*(merged[i] - merged[j]))) - self.pair_mm)
+                for i in range(n)
+                for j in range(i + 1, n)
+            }
+            ok = {k: e for k, e in err.items() if e <= self.pair_tol_mm}
+            used: set[int] = set()
+            for i, j in _best_pairs(n, ok):
+                used |= {i, j}
+                c = (merged[i] + merged[j]) / 2
+                out.append(SeenCard(label, float(c[0]), float(c[1]), self.region_at(*c), 2))
+            for i in range(n):
+                if i not in used:
+                    x, y = float(merged[i][0]), float(merged[i][1])
+                    out.append(SeenCard(label, x, y, self.region_at(x, y), 1))
+        return out
+
+    # ---------------------------------------------------------------- the update
+    def update(
+        self,
+        t: float,
+        detections: Sequence[CardBox],
+        *,
+        zones: Iterable[str] | None = None,
+        busy: Iterable[str] = (),
+    ) -> list[Change]:
+        """Feed the detections of one frame.
+
+        ``zones``: the calibration zones these detections cover (None: the whole frame, incl.
+        ``outside``); regions elsewhere keep their state. ``busy``: zones with a hand over them
+        (or moving): their regions are neither observed nor committed this frame. Returns the
+        changes committed now."""
+        seen = self.cards_in(detections)
+        self.last_seen = seen
+        regions = list(self.committed) if zones is None else self.regions_of(zones)
+        busy_set = set(busy)
+        counts: dict[str, Counter[str]] = {r: Counter() for r in regions}
+        for c in seen:
+            if c.region in counts:
+                counts[c.region][c.card] += 1
+        changes: list[Change] = []
+        for r in regions:
+            if region_zone(r) in busy_set:
+                self._history[r] = []
+                self._candidate.pop(r, None)
+                continue
+            hist = self._history[r]
+            if t - self._last_t.get(r, -math.inf) > self.max_gap_s:
+                # not observed just before: earlier frames say nothing about now
+                hist.clear()
+                self._candidate.pop(r, None)
+            self._last_t[r] = t
+            hist.append(counts[r])
+            del hist[: -self.window]
+            cand: Counter[str] = Counter()
+            for h in hist:
+                for k, n in h.items():
+                    cand[k] = max(cand[k], n)
+            key = _counter_tuple(cand)
+            prev_key, streak = self._candidate.get(r, ((), 0))
+            streak = streak + 1 if prev_key == key and r in self._candidate else 1
+            self._candidate[r] = (key, streak)
+            if streak >= self.stable_frames and key != _counter_tuple(self.committed[r]):
+                old = self.committed[r]
+                added = _counter_tuple(cand - old)
+                removed = _counter_tuple(old - cand)
+                self.committed[r] = cand
+                changes.append(Change(t, r, added, removed, key))
+        return changes
+
+    def pending(self, zones: Iterable[str] | None = None) -> bool:
+        """True while some region (of ``zones``) sees something other than what it committed,
+        or has not yet confirmed it: the caller should keep detecting there."""
+        regions = list(self.committed) if zones is None else self.regions_of(zones)
+        for r in regions:
+            key, streak = self._candidate.get(r, (None, 0))
+            if key is None:
+                return True
+            if key != _counter_tuple(self.committed[r]) or streak < self.stable_frames:
+                return True
+        return False
+
+    def contents(self) -> dict[str, tuple[str, ...]]:
+        return {r: _counter_tuple(c) for r, c in self.committed.items() if c}
+
+
+# ------------------------------------------------------------------------------ interpreter
+def _cards(labels: Iterable[str]) -> tuple[Card, ...]:
+    return tuple(sort_cards([parse_card(x) for x in labels]))
+
+
+@dataclass
+class _Item:
+    seat: str
+    card: str
+    t_add: float
+    t_lift: float | None = None
+    done: bool = False
+
+
+@dataclass
+class Interpreter:
+    """Committed changes and lamp states -> observations (CONTRACT "Observation JSON")."""
+
+    #: a card lifted from the centre and not seen arriving elsewhere within this time was
+    #: withdrawn (shown jokers) or taken straight into a hand
+    transfer_wait_s: float = 1.5
+    _lamps: dict[str, str | None] = field(default_factory=dict)
+    _deal_t: float | None = None
+    _leader: str | None = None
+    _level: str | None = ""
+    _pending: list[_Item] = field(default_factory=list)
+    _tributes: dict[str, str] = field(default_factory=dict)  # receiver -> payer
+    _returned: set[str] = field(default_factory=set)
+    _play: dict[str, tuple[str, ...]] = field(default_factory=lambda: {s: () for s in SEATS})
+
+    # ---------------------------------------------------------------- lamps
+    def lamps(self, t: float, states: Mapping[str, str | None]) -> list[Observation]:
+        """Current (debounced) lamp states; rising edges become observations."""
+        out: list[Observation] = []
+        prev = self._lamps
+        deal_now = states.get("deal") == "deal"
+        if deal_now and prev.get("deal") != "deal":
+            self._deal_t = t
+            self._leader = None
+            self._level = ""
+        if deal_now:
+            lead = [s for s in SEATS if states.get(s) == "lead"]
+            if len(lead) == 1:
+                self._leader = lead[0]
+        if not deal_now and prev.get("deal") == "deal" and self._deal_t is not None:
+            out.append(
+                Observation(
+                    self._deal_t, "deal_start", first_leader=self._leader, level=self._level
+                )
+            )
+            self._pending.clear()
+            self._tributes.clear()
+            self._returned.clear()
+            self._deal_t = None
+        for s in SEATS:
+            if states.get(s) == "pass" and prev.get(s) != "pass" and not deal_now:
+                out.append(Observation(t, "pass", seat=s))
+        self._lamps = dict(states)
+        return out
+
+    # ---------------------------------------------------------------- changes
+    def changes(self, t: float, changes: Sequence[Change]) -> list[Observation]:
+        out: list[Observation] = []
+        cleared = False
+        # removals first: a card crossing the centre is lifted on one side, lands on another
+        for ch in changes:
+            if ch.region.startswith("centre.") and ch.removed:
+                seat = ch.region.split(".", 1)[1]
+                for card in ch.removed:
+                    item = next(
+                        (
+                            i
+                            for i in self._pending
+                            if i.seat == seat and i.card == card and i.t_lift is None
+                        ),
+                        None,
+                    )
+                    if item is None:
+                        continue
+                    item.t_lift = t
+                    # it may already have landed on another side (that side settled first)
+                    dst = next(
+                        (
+                            i
+                            for i in self._pending
+                            if i.card == card
+                            and i.seat != seat
+                            and i.t_lift is None
+                            and not i.done
+                            and i.t_add >= item.t_add
+                            and t - i.t_add <= self.transfer_wait_s
+                        ),
+                        None,
+                    )
+                    if dst is not None:
+                        item.done = dst.done = True
+                        out.append(self._transfer(item, dst.seat))
+            elif ch.region in SEATS:
+                had = any(self._play.values())
+                self._play[ch.region] = ch.contents
+                if ch.removed and had and not any(self._play.values()):
+                    cleared = True
+        for ch in changes:
+            r = ch.region
+            if not ch.added:
+                continue
+            if r in SEATS:
+                self._play[r] = ch.contents
+                out.append(Observation(t, "played", seat=r, cards=_cards(ch.added)))
+            elif r.endswith(".band"):
+                out.append(Observation(t, "exposed", seat=region_zone(r), cards=_cards(ch.added)))
+            elif r == OUTSIDE:
+                out.append(Observation(t, "exposed", seat=None, cards=_cards(ch.added)))
+            elif r.startswith("centre."):
+                seat = r.split(".", 1)[1]
+                if self._deal_t is not None:  # the cut card of a random-level deal
+                    cut = parse_card(ch.added[0])
+                    self._level = None if cut.is_joker else cut.rank
+                    continue
+                for card in ch.added:
+                    src = next(
+                        (
+                            i
+                            for i in self._pending
+                            if i.card == card
+                            and i.seat != seat
+                            and i.t_lift is not None
+                            and not i.done
+                            and t - i.t_lift <= self.transfer_wait_s
+                        ),
+                        None,
+                    )
+                    if src is not None:
+                        src.done = True
+                        out.append(self._transfer(src, seat))
+                        # the arrival is the receiver's to take: no further observation
+                        self._pending.append(_Item(seat, card, t, done=True))
+                    else:
+                        self._pending.append(_Item(seat, card, t))
+        if cleared:
+            out.append(Observation(t, "trick_cleared"))
+        out += self.flush(t)
+        out.sort(key=lambda o: o.t)
+        return out
+
+    def _transfer(self, item: _Item, to: str | None) -> Observation:
+        payer = self._tributes.get(item.seat)
+        card = (parse_card(item.card),)
+        if payer is not None and item.seat not in self._returned:
+            self._returned.add(item.seat)
+            return Observation(
+                item.t_add, "tribute_return", seat=item.seat, cards=card, to=to or payer
+            )
+        if to is not None:
+            self._tributes[to] = item.seat
+        return Observation(item.t_add, "tribute", seat=item.seat, cards=card, to=to)
+
+    def flush(self, t: float) -> list[Observation]:
+        """Resolve centre cards lifted more than ``transfer_wait_s`` ago without landing on another
+        side: big jokers were ``shown`` (anti-tribute), any other card was ``exposed``."""
+        out: list[Observation] = []
+        shown: dict[str, list[_Item]] = {}
+        for item in self._pending:
+            if item.done or item.t_lift is None or t - item.t_lift <= self.transfer_wait_s:
+                continue
+            item.done = True
+            if item.card == "HR":
+                shown.setdefault(item.seat, []).append(item)
+            else:  # shown and withdrawn: an exposed card
+                out.append(
+                    Observation(item.t_add, "exposed", seat=item.seat, cards=_cards([item.card]))
+                )
+        for seat, items in shown.items():
+            out.append(
+                Observation(
+                    min(i.t_add for i in items),
+                    "shown",
+                    seat=seat,
+                    cards=_cards(i.card for i in items),
+                )
+            )
+        self._pending = [i for i in self._pending if not i.done or t - i.t_add < 30.0]
+        return out
