@@ -38,6 +38,12 @@ def register_run(verbs: Any) -> None:
     src.add_argument("--simulate", metavar="SEED", type=int, help="a seeded simulated match")
     run.add_argument("--calibration", metavar="FILE", help="with --camera: table calibration")
     run.add_argument(
+        "--detector",
+        default="auto",
+        help="with --camera: auto (the shipped model), model, oracle (labels recorded beside a "
+        "rendered video), or a path to a model",
+    )
+    run.add_argument(
         "--scoreboard", metavar="URL", help="central scoreboard, e.g. http://hall:8700"
     )
     run.add_argument("--token", metavar="T", help="this table's token from the scoreboard")
@@ -83,7 +89,9 @@ def make_source(args: argparse.Namespace, profile: Any) -> Any:
     if args.simulate is not None:
         return SimSource(profile, seed=args.simulate, speed=args.speed, table=args.table)
     if args.camera:
-        return VideoSource(args.camera, calibration=args.calibration, speed=args.speed)
+        return VideoSource(
+            args.camera, calibration=args.calibration, speed=args.speed, detector=args.detector
+        )
     return None
 
 
