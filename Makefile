@@ -24,12 +24,14 @@ setup: $(VENV)/.runtime
 
 setup-test: $(VENV)/.test
 
-# Debian packages the tests use: Chromium (page screenshots) and the aisleriot card designs
-# (detector smoke training). Installed only when missing; needs root, as on the CI machine.
+# Debian packages the tests use: Chromium (page screenshots), the aisleriot card designs and the
+# DejaVu / Noto CJK fonts (detector smoke training, drawn decks with Chinese jokers). Installed
+# only when missing; needs root, as on the CI machine.
+TEST_DEBS := chromium gnome-cards-data fonts-dejavu-core fonts-noto-cjk
+
 system-deps:
-	@missing=""; \
-	test -x /usr/bin/chromium || missing="$$missing chromium"; \
-	test -d /usr/share/aisleriot/cards || missing="$$missing gnome-cards-data"; \
+	@missing=""; for p in $(TEST_DEBS); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
