@@ -54,7 +54,7 @@ def _key(o: Observation) -> tuple[str, str | None, tuple[str, ...]]:
 def game(
     seed: int, deals: int, deck: str, detector: str, profile: str, mischief: float, tmp: Path
 ) -> dict[str, object]:
-    from vision.pipeline import replay
+    from kiosk.replay import replay
     from vision.synth.video import render_game
 
     prof = load_profile(profile)

@@ -243,6 +243,6 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from vision.pipeline import replay_command  # heavy: imported only when used
+    from kiosk.replay import replay_command  # heavy: imported only when used
 
     return replay_command(args)

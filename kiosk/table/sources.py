@@ -165,7 +165,7 @@ def vision_available() -> bool:
     try:
         import importlib
 
-        mod = importlib.import_module("vision.pipeline")
+        mod = importlib.import_module("kiosk.replay")
     except ImportError:
         return False
     return hasattr(mod, "observations_from_video")
@@ -181,7 +181,7 @@ class VideoSource:
     ) -> None:
         if not vision_available():
             raise SourceError(
-                "the vision pipeline (vision.pipeline.observations_from_video) is not installed "
+                "the vision pipeline (kiosk.replay.observations_from_video) is not installed "
                 "in this build; use --observations FILE or --simulate SEED"
             )
         path = spec.removeprefix("file:")
@@ -199,7 +199,7 @@ class VideoSource:
         self.description = f"vision pipeline on {spec}"
 
     def observations(self, skip: int, stop: threading.Event) -> Iterator[Observation]:
-        from vision import pipeline
+        from kiosk import replay as pipeline
 
         spec = self.spec.removeprefix("file:")
         items = pipeline.observations_from_video(spec, calibration=self.calibration, **self.kw)

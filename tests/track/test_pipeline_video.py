@@ -19,9 +19,10 @@ from engine.observations import Observation, parse_observation
 from engine.profiles import load_profile
 from engine.referee import Referee
 from kiosk.cli import main
+from kiosk.replay import observations_from_video
 from tests.track.helpers import calibration as other_calibration
 from vision.detector import DEFAULT_MODEL
-from vision.pipeline import PipelineError, ReplayReport, observations_from_video
+from vision.pipeline import PipelineError, ReplayReport
 
 SIZE = (960, 540)
 FPS = 5.0
