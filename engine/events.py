@@ -28,6 +28,9 @@ __all__ = [
     "SEATS",
     "Event",
     "EventError",
+    "CONTRACT_EVENT_TYPES",
+    "EVENT_FIELDS",
+    "FOUL_KINDS",
     "event_id",
     "parse_event",
     "parse_events",
@@ -68,6 +71,8 @@ EVENT_FIELDS: Final[Mapping[str, tuple[str, ...]]] = {
     "series_ended": ("winner",),
     "notice": ("detail",),
 }
+#: The event types CONTRACT.md lists (the first eleven keys above).
+CONTRACT_EVENT_TYPES: Final = tuple(EVENT_FIELDS)[:11]
 _HEAD: Final = ("v", "id", "table", "deal", "seq", "t", "type")
 _NAMESPACE: Final = uuid.UUID("6f1c2a5e-8d0b-5c3e-9a47-1b2d3c4e5f60")
 

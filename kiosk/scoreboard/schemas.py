@@ -21,27 +21,11 @@ from pydantic import (
 )
 
 from engine.cards import CardError, parse_cards, parse_level
+from engine.events import EVENT_FIELDS, FOUL_KINDS
 
 Seat = Literal["N", "E", "S", "W"]
 Team = Literal["NS", "EW"]
-FOUL_KINDS = (
-    "out_of_turn",
-    "exposed_card",
-    "illegal_play",
-    "slow_play",
-    "card_count",
-    "wrong_tribute",
-    "duplicate_card",
-)
-FoulKind = Literal[
-    "out_of_turn",
-    "exposed_card",
-    "illegal_play",
-    "slow_play",
-    "card_count",
-    "wrong_tribute",
-    "duplicate_card",
-]
+FoulKind = Literal[FOUL_KINDS]  # type: ignore[valid-type]
 MAX_SEQ = 2**53
 #: Integer ids in URL paths (tournament, round, match): bounded so no driver overflows.
 IntId = Annotated[int, Path(ge=1, le=2**31 - 1)]
@@ -229,24 +213,7 @@ Event = Annotated[
     | RefereeNote,
     Field(discriminator="type"),
 ]
-EVENT_TYPES = (
-    "deal_started",
-    "tribute",
-    "tribute_returned",
-    "anti_tribute",
-    "play",
-    "pass",
-    "seat_out",
-    "foul",
-    "correction",
-    "deal_ended",
-    "match_ended",
-    "warning",
-    "count_alert",
-    "time_called",
-    "series_ended",
-    "notice",
-)
+EVENT_TYPES = tuple(EVENT_FIELDS)  # every type the engine referee emits
 MAX_BATCH = 1000
 EventBatch = Annotated[list[Event], Field(min_length=1, max_length=MAX_BATCH)]
 

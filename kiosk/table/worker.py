@@ -25,7 +25,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.events import Event, dump_event
+from engine.events import CONTRACT_EVENT_TYPES, Event, dump_event
 from engine.observations import Observation, parse_observation
 from engine.profiles import Profile
 from engine.referee import Referee
@@ -35,21 +35,7 @@ from kiosk.table.store import DiskFull, EventLog
 log = logging.getLogger("guandan.table")
 
 #: The event types of CONTRACT.md: what the central scoreboard accepts at least.
-CONTRACT_TYPES = frozenset(
-    {
-        "deal_started",
-        "tribute",
-        "tribute_returned",
-        "anti_tribute",
-        "play",
-        "pass",
-        "seat_out",
-        "foul",
-        "correction",
-        "deal_ended",
-        "match_ended",
-    }
-)
+CONTRACT_TYPES = frozenset(CONTRACT_EVENT_TYPES)
 SEATS = ("N", "E", "S", "W")
 
 
