@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from engine.cards import Card, CardError, parse_card, parse_level
+from engine.events import FOUL_KINDS
 
 __all__ = [
     "OBSERVATION_TYPES",
@@ -54,6 +55,7 @@ OBSERVATION_TYPES: Final = (
     "exposed",
     "trick_cleared",
     "count_report",
+    "foul",
     "correction",
 )
 _KNOWN: Final = {
@@ -122,6 +124,8 @@ class Observation:
         elif ty == "count_report":
             out["seat"] = self.seat
             out["count"] = self.count
+        elif ty == "foul":  # ``kind`` and ``detail`` travel in ``extra``
+            out["seat"] = self.seat
         elif ty == "correction":
             out["replaces"] = self.replaces
             if self.replacement:
@@ -249,6 +253,17 @@ def parse_observation(obj: Mapping[str, Any] | str, *, where: str = "observation
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 27:
             raise _fail(w, f"field 'count' must be a whole number 0..27, got {n!r}")
         return Observation(tf, ty, seat=seat, count=n, extra=extra)
+    if ty == "foul":  # a foul the referee marked by hand (kiosk referee mode)
+        seat = _seat(obj, "seat", w)
+        kind = obj.get("kind")
+        if kind not in FOUL_KINDS:
+            raise _fail(
+                w, f"field 'kind' = {kind!r} is not a foul kind; one of {', '.join(FOUL_KINDS)}"
+            )
+        detail = obj.get("detail", "")
+        if detail is not None and not isinstance(detail, str):
+            raise _fail(w, f"field 'detail' must be text, got {detail!r}")
+        return Observation(tf, ty, seat=seat, extra=extra)
     # correction
     if "replaces" not in obj:
         raise _fail(w, "field 'replaces' is missing; give the id of the event to fix")

@@ -210,6 +210,8 @@ class _Core:
                 self._count_report(obs)
             elif ty == "trick_cleared":
                 self._trick_cleared(obs)
+            elif ty == "foul":
+                self._ruled_foul(obs)
             elif ty in ("tribute", "shown"):
                 self.notice(obs.t, f"{ty} by {obs.seat} outside the tribute: ignored")
             else:  # a correction reaching the core: the Referee handles those
@@ -637,6 +639,17 @@ class _Core:
             )
         who = obs.seat if obs.seat is not None else "an unknown seat"
         self.foul(obs.t, obs.seat, "exposed_card", f"{' '.join(text)} exposed by {who}", cards=text)
+
+    def _ruled_foul(self, obs: Observation) -> None:
+        """A foul the referee marked by hand: recorded with the profile's penalty, like a foul
+        the referee saw itself (it counts towards the pair's limit; a barring kind bars)."""
+        kind = str(obs.extra["kind"])
+        if self._live_deal() is None:
+            self.notice(obs.t, f"{kind} foul by {obs.seat} marked outside a deal: ignored")
+            return
+        detail = str(obs.extra.get("detail") or "")
+        text = "marked by the referee" + (f": {detail}" if detail else "")
+        self.foul(obs.t, obs.seat, kind, text, ruled=True)
 
     def _count_report(self, obs: Observation) -> None:
         seat = obs.seat

@@ -33,6 +33,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from engine.events import FOUL_KINDS
 from engine.observations import ObservationError
 from kiosk.table.outbox import Outbox
 from kiosk.table.store import EventLog
@@ -166,10 +167,11 @@ class CorrectIn(EventRef):
 
 
 class FoulIn(BaseModel):
-    kind: str = Field(description="exposed_card | out_of_turn | card_count")
+    kind: str = Field(description="a foul kind of CONTRACT.md, e.g. exposed_card, slow_play")
     seat: str | None = Field(default=None, pattern="^[NESW]$")
     cards: list[str] | str = ""
     count: int | None = Field(default=None, ge=0, le=27)
+    detail: str = Field(default="", max_length=200)
 
 
 class DealIn(BaseModel):
@@ -334,28 +336,33 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
     async def foul(body: FoulIn, x_referee_token: Token = None) -> JSONResponse:
         """Mark a foul by recording what happened; the referee engine applies the rule:
         ``exposed_card`` (seat + cards shown), ``out_of_turn`` (seat + cards it played out of
-        turn; taken back), ``card_count`` (seat + the count it reported)."""
+        turn; taken back), ``card_count`` (seat + the count it reported). Any foul kind without
+        that evidence (or slow_play, illegal_play, wrong_tribute, duplicate_card) is recorded
+        as the referee's ruling for the seat, with an optional ``detail``."""
         if (bad := _auth(x_referee_token)) is not None:
             return bad
-        if body.kind == "exposed_card":
-            raw: dict[str, Any] = {"type": "exposed", "seat": body.seat, "cards": body.cards}
-        elif body.kind == "out_of_turn":
+        raw: dict[str, Any]
+        if body.kind == "exposed_card" and body.cards:
+            raw = {"type": "exposed", "seat": body.seat, "cards": body.cards}
+        elif body.kind == "out_of_turn" and body.cards:
             if body.seat is None:
                 return _err(422, "out_of_turn needs the seat that played")
             raw = {"type": "played", "seat": body.seat, "cards": body.cards}
             d = w.referee.state.deal
             if d is not None and d.turn == body.seat:
                 return _err(422, f"{body.seat} is on turn: that play is not out of turn")
-        elif body.kind == "card_count":
-            if body.seat is None or body.count is None:
+        elif body.kind == "card_count" and body.count is not None:
+            if body.seat is None:
                 return _err(422, "card_count needs the seat and the count it reported")
             raw = {"type": "count_report", "seat": body.seat, "count": body.count}
+        elif body.kind in FOUL_KINDS:
+            # any other kind (slow play seen by the referee, a wrong tribute found out, ...):
+            # a ``foul`` observation; the engine applies the profile's penalty
+            if body.seat is None:
+                return _err(422, f"{body.kind} needs the seat that committed it")
+            raw = {"type": "foul", "seat": body.seat, "kind": body.kind, "detail": body.detail}
         else:
-            return _err(
-                422,
-                f"kind {body.kind!r}: the referee can record exposed_card, out_of_turn or "
-                "card_count (slow_play comes from the clock, illegal_play from the play)",
-            )
+            return _err(422, f"kind {body.kind!r} is not a foul kind: {', '.join(FOUL_KINDS)}")
         return await _submit("referee", raw)
 
     @app.post("/api/referee/deal/start")

@@ -76,8 +76,22 @@ def test_referee_mode_needs_the_pin_and_goes_through_the_referee(client: TestCli
     )
     foul = r.json()["events"][-1]
     assert foul["type"] == "foul" and foul["kind"] == "exposed_card"
-    r = client.post("/api/referee/foul", json={"kind": "slow_play", "seat": "N"}, headers=h)
-    assert r.status_code == 422 and "exposed_card" in r.json()["detail"]
+    # a kind with no evidence to record: the referee's ruling, with the profile's penalty
+    r = client.post(
+        "/api/referee/foul", json={"kind": "slow_play", "seat": "N", "detail": "60 s"}, headers=h
+    )
+    slow = r.json()["events"][-1]
+    assert (slow["type"], slow["kind"], slow["seat"], slow["ruled"]) == (
+        "foul",
+        "slow_play",
+        "N",
+        True,
+    )
+    assert slow["detail"] == "marked by the referee: 60 s"
+    r = client.post("/api/referee/foul", json={"kind": "cheating", "seat": "N"}, headers=h)
+    assert r.status_code == 422 and "slow_play" in r.json()["detail"]
+    r = client.post("/api/referee/foul", json={"kind": "slow_play"}, headers=h)
+    assert r.status_code == 422 and "seat" in r.json()["detail"]
     r = client.post(
         "/api/referee/foul", json={"kind": "exposed_card", "seat": "N", "cards": "ZZ"}, headers=h
     )

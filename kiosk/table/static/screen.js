@@ -143,7 +143,9 @@
   $("dealstart").onclick = function () { var l = $("dealleader").value; api("/api/referee/deal/start", l ? { first_leader: l } : {}).then(msg); };
   $("foulok").onclick = function () {
     var k = $("foulkind").value, v = $("foulcards").value, body = { kind: k, seat: $("foulseat").value };
-    if (k === "card_count") body.count = parseInt(v, 10); else body.cards = v;
+    if (k === "card_count" && v.trim() !== "") body.count = parseInt(v, 10);
+    else if (k === "exposed_card" || k === "out_of_turn") body.cards = v;
+    else body.detail = v;
     api("/api/referee/foul", body).then(msg);
   };
   $("seatok").onclick = function () { api("/api/referee/seating", { N: $("sN").value, E: $("sE").value, S: $("sS").value, W: $("sW").value }).then(msg); };
