@@ -42,7 +42,7 @@ from engine._tables import (
     card_index,
     wild_index,
 )
-from engine.cards import SUITS, Card, CardError, parse_cards, parse_level
+from engine.cards import RANKS, SUITS, Card, CardError, parse_cards, parse_level
 
 __all__ = [
     "KINDS",
@@ -508,3 +508,89 @@ def _wild_reading(c: Combo) -> list[tuple[Card, str]]:
             r = 14 if pos == 1 else pos
             fills += [suit + RANK_CHAR[r]] * (need - rc.get(r, 0))
     return [(wild, f) for f in fills]
+
+
+# ----------------------------------------------------------------------------------------------
+# declared readings
+
+
+def declare(
+    cards: str | Sequence[Card | str],
+    level: str | int,
+    wilds_as: str | Sequence[str],
+    *,
+    rules: ComboRules | None = None,
+) -> Combo:
+    """The reading a player declares: ``wilds_as`` names what each wild in ``cards`` stands for,
+    in order (``"S8"``, or a rank ``"8"`` where the suit does not matter). Players declare when a
+    set has several readings (RULES.md, seed 000: "出牌时要说明当何牌"); a referee overrides
+    the same way.
+
+    Raises ``CardError`` naming the token when a wild is declared as a joker (a wild stands for
+    any card but a joker), when the count of declarations differs from the count of wilds, or
+    when no reading of the cards matches the declaration (the message lists the readings)."""
+    lv, _lvn = level_number(level)
+    cs = parse_cards(cards) if isinstance(cards, str) else parse_cards(list(cards))
+    if isinstance(wilds_as, str):
+        tokens = [t for t in wilds_as.replace(",", " ").split() if t]
+    else:
+        tokens = [str(t) for t in wilds_as]
+    wanted: list[tuple[str, str]] = []  # (suit or "", rank char)
+    for tok in tokens:
+        text = str(tok).strip()
+        if text.upper() in _RANK_TOKENS:
+            wanted.append(("", "T" if text == "10" else text.upper()))
+            continue
+        card = parse_cards([text], two_decks=False)[0]
+        if card.is_joker:
+            raise CardError(
+                f"wild declared as {text!r}: a wild (♥{lv}) stands for any card except a joker"
+            )
+        wanted.append((card.suit, card.rank))
+    n_wild = sum(1 for c in cs if c.suit == "H" and c.rank == lv)
+    if len(wanted) != n_wild:
+        raise CardError(
+            f"{len(wanted)} declaration(s) for {n_wild} wild(s) in {' '.join(map(str, cs))} at "
+            f"level {lv}: declare what each ♥{lv} stands for, in order"
+        )
+    readings = classify(cs, lv, rules=rules)
+    nat_ranks = {c.rank for c in cs if not (c.suit == "H" and c.rank == lv)}
+    for combo in readings:
+        got = sorted(a for _c, a in combo.wilds())
+        if _declared_match(got, wanted):
+            return combo
+        if (
+            combo.kind == "full_house"
+            and n_wild == 2
+            and nat_ranks == {combo.key}
+            and wanted[0][1] == wanted[1][1] != combo.key
+        ):
+            return combo  # the two wilds are the pair: a pair of any other rank
+    listed = "; ".join(
+        f"{c.kind} {c.key} as {' '.join(a for _w, a in c.wilds()) or '-'}" for c in readings
+    )
+    raise CardError(
+        f"no reading of {' '.join(map(str, cs))} at level {lv} has the wilds as "
+        f"{' '.join(str(t) for t in tokens)}; readings: {listed or 'none (not a combo)'}"
+    )
+
+
+_RANK_TOKENS: Final = frozenset([*RANKS, "10"])
+
+
+def _declared_match(got: list[str], wanted: list[tuple[str, str]]) -> bool:
+    """Is there a one-to-one match of the reading's wild values and the declarations?"""
+    left = list(got)
+    for suit, rank in sorted(wanted, key=lambda w: w[0] == ""):  # suited declarations first
+        hit = next(
+            (
+                i
+                for i, a in enumerate(left)
+                if a[-1] == rank and (not suit or len(a) == 1 or a[0] == suit)
+            ),
+            None,
+        )
+        if hit is None:
+            return False
+        left.pop(hit)
+    return True

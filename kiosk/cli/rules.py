@@ -35,6 +35,14 @@ def register(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     cp.add_argument("--level", required=True, help="level rank 2..A (10 or T for ten)")
     cp.add_argument("cards", nargs="+", metavar="CARDS", help="cards, e.g. H2 S4 S5 S6 S7")
+    cp.add_argument(
+        "--as",
+        dest="wilds_as",
+        nargs="+",
+        metavar="CARD",
+        help="a declared reading: what each wild stands for, in order (S8, or a rank like 8); "
+        "prints that one reading, or fails naming the readings there are",
+    )
     _profile_option(cp)
     cp.set_defaults(handler=_classify)
 
@@ -64,10 +72,7 @@ def _rules(args: argparse.Namespace) -> ComboRules | None:
         return None
     import engine
 
-    load = getattr(engine, "load_profile", None)
-    if load is None:
-        raise ValueError("--profile needs rule profiles (engine.load_profile), not built yet")
-    rules: ComboRules = load(args.profile).combo_rules
+    rules: ComboRules = engine.load_profile(args.profile).combo_rules
     return rules
 
 
@@ -77,9 +82,13 @@ def _print(combos: list[object]) -> None:
 
 
 def _classify(args: argparse.Namespace) -> int:
-    from engine.combos import classify
+    from engine.combos import classify, declare
 
-    _print(list(classify(" ".join(args.cards), args.level, rules=_rules(args))))
+    cards = " ".join(args.cards)
+    if args.wilds_as:
+        _print([declare(cards, args.level, " ".join(args.wilds_as), rules=_rules(args))])
+    else:
+        _print(list(classify(cards, args.level, rules=_rules(args))))
     return 0
 
 
