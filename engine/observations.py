@@ -56,6 +56,7 @@ OBSERVATION_TYPES: Final = (
     "trick_cleared",
     "count_report",
     "foul",
+    "deal_result",
     "correction",
 )
 _KNOWN: Final = {
@@ -126,6 +127,7 @@ class Observation:
             out["count"] = self.count
         elif ty == "foul":  # ``kind`` and ``detail`` travel in ``extra``
             out["seat"] = self.seat
+        # deal_result: ``order`` (and ``detail``) travel in ``extra``
         elif ty == "correction":
             out["replaces"] = self.replaces
             if self.replacement:
@@ -264,6 +266,19 @@ def parse_observation(obj: Mapping[str, Any] | str, *, where: str = "observation
         if detail is not None and not isinstance(detail, str):
             raise _fail(w, f"field 'detail' must be text, got {detail!r}")
         return Observation(tf, ty, seat=seat, extra=extra)
+    if ty == "deal_result":  # the referee ends the deal in progress with a finishing order
+        raw_order = obj.get("order")
+        if not isinstance(raw_order, list) or len(raw_order) != 4:
+            raise _fail(
+                w, f"field 'order' must list the four seats first to last, got {raw_order!r}"
+            )
+        order = [_seat({"order": s}, "order", w) for s in raw_order]
+        if len(set(order)) != 4:
+            raise _fail(
+                w, f"field 'order' = {raw_order!r} repeats a seat; give N, E, S, W once each"
+            )
+        extra["order"] = order
+        return Observation(tf, ty, extra=extra)
     # correction
     if "replaces" not in obj:
         raise _fail(w, "field 'replaces' is missing; give the id of the event to fix")

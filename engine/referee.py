@@ -212,6 +212,8 @@ class _Core:
                 self._trick_cleared(obs)
             elif ty == "foul":
                 self._ruled_foul(obs)
+            elif ty == "deal_result":
+                self._ruled_result(obs)
             elif ty in ("tribute", "shown"):
                 self.notice(obs.t, f"{ty} by {obs.seat} outside the tribute: ignored")
             else:  # a correction reaching the core: the Referee handles those
@@ -650,6 +652,36 @@ class _Core:
         detail = str(obs.extra.get("detail") or "")
         text = "marked by the referee" + (f": {detail}" if detail else "")
         self.foul(obs.t, obs.seat, kind, text, ruled=True)
+
+    def _ruled_result(self, obs: Observation) -> None:
+        """The referee ends the deal in progress with a finishing order (a conceded or disputed
+        deal); seats already out keep their places. Scored as any deal (``MatchState``)."""
+        d = self._live_deal()
+        order = [str(s) for s in obs.extra["order"]]
+        if d is None:
+            self.notice(obs.t, f"deal result {' '.join(order)} ruled outside a deal: ignored")
+            return
+        if order[: len(d.order)] != d.order:
+            self.notice(
+                obs.t,
+                f"deal result {' '.join(order)} ruled, but {' '.join(d.order)} are already out in "
+                "that order: ignored (void or correct the plays instead)",
+            )
+            return
+        new = self.st.match.after_deal(order)
+        data: dict[str, Any] = {
+            "order": order,
+            "levels": new.levels,
+            "winner": team_of(order[0]),
+            "deal_points": new.deal_points,
+            "a_failures": new.a_failures,
+            "a_attempt": new.history[-1].a_attempt,
+            "ruled": True,
+        }
+        if obs.extra.get("detail"):
+            data["detail"] = str(obs.extra["detail"])
+        self.emit("deal_ended", obs.t, data)
+        self._match_check(obs.t)
 
     def _count_report(self, obs: Observation) -> None:
         seat = obs.seat

@@ -11,7 +11,8 @@ API (JSON): ``GET /api/state``, ``GET /api/stream`` (SSE: ``state`` on connect a
 change), ``POST /api/seat/{seat}/pass``, ``POST /api/referee/login`` ``{pin}`` ->
 ``{token}`` (rate-limited: ``max_tries`` wrong PINs lock referee mode for ``lockout_s``,
 doubling on each further lockout; the lockout survives a restart), then with
-``X-Referee-Token``: ``confirm``, ``void``, ``correct``, ``foul``, ``deal/start``, ``seating``,
+``X-Referee-Token``: ``confirm``, ``void``, ``correct``, ``foul``, ``deal/start``, ``deal/end``,
+``seating``,
 ``logout``.
 """
 
@@ -171,6 +172,11 @@ class FoulIn(BaseModel):
     seat: str | None = Field(default=None, pattern="^[NESW]$")
     cards: list[str] | str = ""
     count: int | None = Field(default=None, ge=0, le=27)
+    detail: str = Field(default="", max_length=200)
+
+
+class DealEndIn(BaseModel):
+    order: list[str] = Field(description="the four seats, first to last, e.g. [S, N, E, W]")
     detail: str = Field(default="", max_length=200)
 
 
@@ -369,7 +375,8 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
     async def deal_start(
         x_referee_token: Token = None, body: Annotated[DealIn | None, Body()] = None
     ) -> JSONResponse:
-        """Start a deal (a deal in progress is abandoned without a result)."""
+        """Start a deal (a deal in progress is abandoned without a result: end it first with
+        ``deal/end`` to score it)."""
         if (bad := _auth(x_referee_token)) is not None:
             return bad
         raw: dict[str, Any] = {"type": "deal_start"}
@@ -377,6 +384,15 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
             raw["first_leader"] = body.first_leader
         if body is not None and body.level:
             raw["level"] = body.level
+        return await _submit("referee", raw)
+
+    @app.post("/api/referee/deal/end")
+    async def deal_end(body: DealEndIn, x_referee_token: Token = None) -> JSONResponse:
+        """End the deal in progress with a ruled finishing order (seats already out keep their
+        places); it is scored like any deal."""
+        if (bad := _auth(x_referee_token)) is not None:
+            return bad
+        raw = {"type": "deal_result", "order": body.order, "detail": body.detail}
         return await _submit("referee", raw)
 
     @app.post("/api/referee/seating")

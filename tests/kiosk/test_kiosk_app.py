@@ -110,6 +110,17 @@ def test_referee_mode_needs_the_pin_and_goes_through_the_referee(client: TestCli
     assert r.status_code == 200
     st = client.get("/api/state").json()
     assert st["seating"]["N"] == "Li" and [e for e in st["recent"] if e["id"] == ev][0]["confirmed"]
+    # end the deal by a ruling: scored like any deal (swiss-421: NS 1-2 goes up four levels)
+    r = client.post("/api/referee/deal/end", json={"order": ["N", "S", "W", "E"]}, headers=h)
+    ended = r.json()["events"][-1]
+    assert (ended["type"], ended["order"], ended["ruled"]) == (
+        "deal_ended",
+        ["N", "S", "W", "E"],
+        True,
+    )
+    assert client.get("/api/state").json()["levels"]["NS"] == "6"
+    r = client.post("/api/referee/deal/end", json={"order": ["N", "S"]}, headers=h)
+    assert r.status_code == 422 and "order" in r.json()["detail"]
     client.post("/api/referee/logout", headers=h)
     assert client.post("/api/referee/deal/start", json={}, headers=h).status_code == 401
 

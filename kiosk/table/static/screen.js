@@ -4,7 +4,7 @@
   var T = {
     zh: { table: "桌", teamNS: "南北", teamEW: "东西", deal: "局", level: "打", referee: "裁判", order: "出完顺序",
       plays: "最近出牌", fouls: "犯规", pinTitle: "裁判模式：输入密码", login: "进入", refTitle: "裁判模式",
-      dealStart: "开始新的一局", logout: "退出", close: "关闭", events: "事件（确认 / 更正 / 作废）", markFoul: "记录犯规",
+      dealStart: "开始新的一局", dealEnd: "裁定本局名次", logout: "退出", close: "关闭", events: "事件（确认 / 更正 / 作废）", markFoul: "记录犯规",
       record: "记录", seating: "座位（对名）", save: "保存", pass: "不要", left: "张", report: "报牌", onTurn: "出牌",
       out: "出完", place: ["", "上游", "二游", "三游", "下游"], confirm: "确认", correct: "更正", void: "作废",
       lead: "首出", waiting: "等待开局", winner: "胜方", matchOver: "比赛结束", dealOver: "本局结束", offline: "离线",
@@ -12,7 +12,7 @@
       seatName: { N: "北", E: "东", S: "南", W: "西" }, pass_: "不要", trickBy: "当前牌：", clock: "限时" },
     en: { table: "Table", teamNS: "NS", teamEW: "EW", deal: "Deal", level: "Level", referee: "Referee", order: "Finishing order",
       plays: "Last plays", fouls: "Fouls", pinTitle: "Referee mode: enter the PIN", login: "Enter", refTitle: "Referee mode",
-      dealStart: "Start a new deal", logout: "Log out", close: "Close", events: "Events (confirm / correct / void)",
+      dealStart: "Start a new deal", dealEnd: "Rule the finishing order", logout: "Log out", close: "Close", events: "Events (confirm / correct / void)",
       markFoul: "Mark a foul", record: "Record", seating: "Seating (pair names)", save: "Save", pass: "PASS", left: "left",
       report: "report", onTurn: "to play", out: "out", place: ["", "1st", "2nd", "3rd", "4th"], confirm: "Confirm",
       correct: "Correct", void: "Void", lead: "lead", waiting: "Waiting for a deal", winner: "Winner",
@@ -140,6 +140,10 @@
       api("/api/referee/correct", { event_id: id, seat: seat.trim().toUpperCase(), cards: cards }).then(msg);
     } else api("/api/referee/" + act, { event_id: id }).then(msg);
   }
+  $("dealend").onclick = function () {
+    var order = $("dealorder").value.trim().toUpperCase().split(/[\s,]+/).filter(Boolean);
+    api("/api/referee/deal/end", { order: order }).then(msg);
+  };
   $("dealstart").onclick = function () { var l = $("dealleader").value; api("/api/referee/deal/start", l ? { first_leader: l } : {}).then(msg); };
   $("foulok").onclick = function () {
     var k = $("foulkind").value, v = $("foulcards").value, body = { kind: k, seat: $("foulseat").value };
