@@ -20,20 +20,10 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-#: Profile names of RULES.md. The scoreboard accepts exactly these.
-PROFILES = (
-    "huaian",
-    "standard",
-    "jiangsu-points",
-    "hefei-qualifier",
-    "hefei-final",
-    "swiss-421",
-    "club-531",
-    "school-double-down",
-    "six-deal-points",
-    "eight-deal-random-level",
-    "national",
-)
+from engine.profiles import list_profiles
+
+#: The named rule profiles the engine ships (RULES.md). The scoreboard accepts exactly these.
+PROFILES = tuple(list_profiles())
 LEVEL_VALUE = {r: i + 2 for i, r in enumerate("23456789TJQKA")}
 FOUL_LIMIT = 3
 FORFEIT_LEVEL_DIFF = 10
