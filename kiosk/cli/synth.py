@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 __all__ = ["register"]
@@ -72,20 +73,27 @@ def _video(args: argparse.Namespace) -> int:
     if args.deals < 1 or args.deals > 200:
         raise ValueError(f"--deals must be 1..200, got {args.deals}")
     profile = load_profile(args.profile)
-    try:
-        info = render_game(
-            profile,
-            seed=args.seed,
-            deals=args.deals,
-            out=args.out,
-            fps=args.fps,
-            size=_size(args.size),
-            deck=args.deck or DEFAULT_DECK,
-            mischief=args.mischief,
-            noise=args.noise,
-        )
-    except FileNotFoundError as exc:
-        raise ValueError(str(exc)) from None
+    # no --deck: the held-out default when it is rendered here, else the fallbacks the renderer
+    # documents (proc-serif drawn with Pillow, else an OpenCV-drawn face), said on stderr
+    decks = [args.deck] if args.deck else [DEFAULT_DECK, "proc-serif", "cv-plain"]
+    for i, deck in enumerate(decks):
+        try:
+            info = render_game(
+                profile,
+                seed=args.seed,
+                deals=args.deals,
+                out=args.out,
+                fps=args.fps,
+                size=_size(args.size),
+                deck=deck,
+                mischief=args.mischief,
+                noise=args.noise,
+            )
+            break
+        except FileNotFoundError as exc:
+            if i == len(decks) - 1:
+                raise ValueError(str(exc)) from None
+            print(f"guandan synth: {exc}; using deck {decks[i + 1]!r}", file=sys.stderr)
     print(
         json.dumps(
             {
