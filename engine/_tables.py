@@ -30,6 +30,10 @@ IX_SUIT: Final[tuple[int, ...]] = tuple([i % 4 for i in range(52)] + [0, 1])
 RANK_CHAR: Final[tuple[str, ...]] = ("", "A", *RANKS)
 #: Rank number by rank character.
 RANK_NUM: Final[dict[str, int]] = {r: i + 2 for i, r in enumerate(RANKS)}
+#: Level number of a deal without a level (a joker cut, 000 篇6 "抽到大小王不带"): it equals no
+#: rank (no rank is promoted) and its wild index ``(0 - 2) * 4 + 1 = -7`` is no card's index (no
+#: wilds), so the level-number arithmetic of engine.combos reads such a deal naturally.
+NO_LEVEL: Final = 0
 
 
 def card_index(card: object) -> int:
@@ -48,10 +52,13 @@ def card_index(card: object) -> int:
 
 
 def order_of_ranks(level_num: int) -> tuple[int, ...]:
-    """Natural ranks 2..14 in ascending single-card order at a level (the level rank last)."""
+    """Natural ranks 2..14 in ascending single-card order at a level (the level rank last);
+    natural order for ``NO_LEVEL``."""
+    if level_num == NO_LEVEL:
+        return tuple(range(2, 15))
     return tuple([r for r in range(2, 15) if r != level_num] + [level_num])
 
 
 def wild_index(level_num: int) -> int:
-    """Index of the wild card (♥ of the level rank)."""
+    """Index of the wild card (♥ of the level rank); not a card index for ``NO_LEVEL``."""
     return (level_num - 2) * 4 + 1

@@ -192,15 +192,16 @@ def natural_rank(card: Card) -> int:
     return _NATURAL[card.rank]
 
 
-def order_value(card: Card, level: str) -> int:
-    """Single-card order at ``level``: 2..14, the level rank 15, small joker 16, big joker 17."""
+def order_value(card: Card, level: str | None) -> int:
+    """Single-card order at ``level``: 2..14, the level rank 15, small joker 16, big joker 17.
+    ``level`` None (a deal without a level, a joker cut): the natural order."""
     if card.rank == level:
         return LEVEL_VALUE
     return natural_rank(card)
 
 
-def is_wild(card: Card, level: str) -> bool:
-    """The two ♥ level cards are wild (逢人配)."""
+def is_wild(card: Card, level: str | None) -> bool:
+    """The two ♥ level cards are wild (逢人配); ``level`` None (a joker cut): no card is."""
     return card.suit == "H" and card.rank == level
 
 

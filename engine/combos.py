@@ -19,6 +19,14 @@ Decisions (seed files quoted in RULES.md):
 * Several readings of the same cards are ordered by bomb power, then value, then kind (the order
   of ``KINDS``, later first); different non-bomb kinds are not comparable in play, so that last
   tie-break only makes the order deterministic.
+* A deal without a level (``level=None``): in the random-level profile a joker cut gives no
+  level card and no wilds (000 篇6 "每局比赛采取切牌随机抽取配子的方式，抽到大小王不带": the cut
+  draws the 配子 (wild), a joker drawn brings none). The texts name no level rank for that deal
+  either, so every function taking a ``level`` also takes ``None``: no rank is promoted (single
+  order 2 < ... < K < A < small joker < big joker, A still low or high in sequences) and no card
+  is wild (♥A is an ordinary A). Such combos carry ``level`` None (JSON null). Internally the
+  level number is ``engine._tables.NO_LEVEL`` (0), which matches no rank and no wild index, so
+  the readers below need no extra branch.
 * Option ``full_house_joker_pair`` (default on; the texts are silent): a pair of small or of big
   jokers may be the pair of a full house. Option ``max_cards_per_play`` (000 篇1, the Hefei
   qualifier: "每次出牌不得超过6张"): plays with more cards are not combos.
@@ -36,6 +44,7 @@ from engine._tables import (
     ID2IX,
     IX_NAT,
     IX_SUIT,
+    NO_LEVEL,
     RANK_CHAR,
     RANK_NUM,
     SB_IX,
@@ -106,7 +115,8 @@ class Combo(NamedTuple):
 
     ``kind``, ``key``, ``size`` and ``cards`` follow CONTRACT.md (``cards`` in canonical order:
     natural rank, then suit S H C D, jokers last). ``value`` orders combos of one kind, ``power``
-    is 0 for non-bombs and the bomb power otherwise, ``level`` is the level it was read at.
+    is 0 for non-bombs and the bomb power otherwise, ``level`` is the level it was read at
+    (None: a deal without a level, no wilds).
     Two combos are equal when they are the same play (kind, key, size, cards) at the same level.
     """
 
@@ -116,7 +126,7 @@ class Combo(NamedTuple):
     cards: tuple[Card, ...]
     value: int
     power: int
-    level: str
+    level: str | None
 
     @property
     def is_bomb(self) -> bool:
@@ -175,7 +185,13 @@ _ID2IX: Final = ID2IX
 
 
 def make(
-    kind: str, key: str, size: int, cards: tuple[Card, ...], value: int, power: int, level: str
+    kind: str,
+    key: str,
+    size: int,
+    cards: tuple[Card, ...],
+    value: int,
+    power: int,
+    level: str | None,
 ) -> Combo:
     """Fast constructor (no checks) for the generators."""
     return _new(Combo, (kind, key, size, cards, value, power, level))
@@ -216,12 +232,20 @@ def indices(cards: str | Iterable[Card | str], what: str = "these cards") -> lis
 _LEVELS: Final = {r: (r, RANK_NUM[r]) for r in RANK_NUM}
 
 
-def level_number(level: str | int) -> tuple[str, int]:
+def level_number(level: str | int | None) -> tuple[str | None, int]:
+    """(canonical level, level number 2..14); ``None`` -> (None, NO_LEVEL): no level, no wilds."""
     got = _LEVELS.get(level) if isinstance(level, str) else None
     if got is not None:
         return got
+    if level is None:
+        return None, NO_LEVEL
     lv = parse_level(level)
     return lv, RANK_NUM[lv]
+
+
+def _at(lv: str | None) -> str:
+    """'at level X' / 'without a level' for messages."""
+    return f"at level {lv}" if lv is not None else "without a level (no wilds)"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -230,11 +254,12 @@ def level_number(level: str | int) -> tuple[str, int]:
 
 def classify(
     cards: str | Sequence[Card | str],
-    level: str | int,
+    level: str | int | None,
     *,
     rules: ComboRules | None = None,
 ) -> list[Combo]:
-    """Every reading of ``cards`` as a combo at ``level``, strongest first; [] = not a combo."""
+    """Every reading of ``cards`` as a combo at ``level``, strongest first; [] = not a combo.
+    ``level`` None: a deal without a level (joker cut): natural order, no wilds."""
     got = _LEVELS.get(level) if isinstance(level, str) else None
     lv, lvn = got if got is not None else level_number(level)
     if isinstance(cards, (tuple, list)):
@@ -259,8 +284,9 @@ _NAT_AT = IX_NAT.__getitem__
 _SUIT_AT = IX_SUIT.__getitem__
 
 
-def read_indices(ixs: list[int], lv: str, lvn: int, rules: ComboRules) -> list[Combo]:
-    """classify() on sorted card indices (validated: at most two of each)."""
+def read_indices(ixs: list[int], lv: str | None, lvn: int, rules: ComboRules) -> list[Combo]:
+    """classify() on sorted card indices (validated: at most two of each). ``lvn`` NO_LEVEL
+    (``lv`` None): ``wix`` below is no card and no rank equals ``lvn``: natural readings."""
     n = len(ixs)
     if n == 0:
         return []
@@ -348,11 +374,11 @@ def read_indices(ixs: list[int], lv: str, lvn: int, rules: ComboRules) -> list[C
     return []
 
 
-def _only_wilds(cards: tuple[Card, ...], lv: str, lvn: int) -> list[Combo]:
+def _only_wilds(cards: tuple[Card, ...], lv: str | None, lvn: int) -> list[Combo]:
     """One or two wilds alone: a single or a pair of any rank, strongest (the level rank) first."""
     n = len(cards)
     kind = "single" if n == 1 else "pair"
-    out = [_new(Combo, (kind, lv, n, cards, 15, 0, lv))]
+    out = [_new(Combo, (kind, RANK_CHAR[lvn], n, cards, 15, 0, lv))]
     for r in range(14, 1, -1):
         if r != lvn:
             out.append(_new(Combo, (kind, RANK_CHAR[r], n, cards, r, 0, lv)))
@@ -364,7 +390,7 @@ def _with_jokers(
     n: int,
     w: int,
     cards: tuple[Card, ...],
-    lv: str,
+    lv: str | None,
     lvn: int,
     rules: ComboRules,
 ) -> list[Combo]:
@@ -412,7 +438,7 @@ _WINDOWS: dict[int, list[int]] = {}
 
 def read_trick(
     trick: Combo | str | Sequence[Card | str],
-    level: str | int,
+    level: str | int | None,
     *,
     rules: ComboRules | None = None,
 ) -> Combo:
@@ -428,23 +454,24 @@ def read_trick(
                 return c
         if readings:
             return readings[0]
-        raise CardError(f"trick {trick} is not a combo at level {lv}")
+        raise CardError(f"trick {trick} is not a combo {_at(lv)}")
     ixs = indices(trick, "the trick")
     readings = read_indices(ixs, lv, lvn, rules or DEFAULT_RULES)
     if not readings:
         text = " ".join(str(CARDS[i]) for i in ixs) or "(no cards)"
-        raise CardError(f"trick {text} is not a combo at level {lv}; give a legal play or None")
+        raise CardError(f"trick {text} is not a combo {_at(lv)}; give a legal play or None")
     return readings[0]
 
 
 def beats(
     play: Combo | str | Sequence[Card | str],
     trick: Combo | str | Sequence[Card | str] | None,
-    level: str | int,
+    level: str | int | None,
     *,
     rules: ComboRules | None = None,
 ) -> bool:
     """Whether some reading of ``play`` beats ``trick`` (None: an empty table, any combo leads).
+    ``level`` None: a deal without a level (joker cut): natural order, no wilds.
 
     A ``play`` given as a Combo is used as that reading only.
     """
@@ -468,6 +495,8 @@ def beats(
 
 
 def _wild_reading(c: Combo) -> list[tuple[Card, str]]:
+    if c.level is None:
+        return []  # no level, no wilds
     lvn = RANK_NUM[c.level]
     wix = wild_index(lvn)
     wild = CARDS[wix]
@@ -516,7 +545,7 @@ def _wild_reading(c: Combo) -> list[tuple[Card, str]]:
 
 def declare(
     cards: str | Sequence[Card | str],
-    level: str | int,
+    level: str | int | None,
     wilds_as: str | Sequence[str],
     *,
     rules: ComboRules | None = None,
@@ -528,7 +557,8 @@ def declare(
 
     Raises ``CardError`` naming the token when a wild is declared as a joker (a wild stands for
     any card but a joker), when the count of declarations differs from the count of wilds, or
-    when no reading of the cards matches the declaration (the message lists the readings)."""
+    when no reading of the cards matches the declaration (the message lists the readings).
+    ``level`` None (a deal without a level): there are no wilds, so ``wilds_as`` must be empty."""
     lv, _lvn = level_number(level)
     cs = parse_cards(cards) if isinstance(cards, str) else parse_cards(list(cards))
     if isinstance(wilds_as, str):
@@ -543,15 +573,15 @@ def declare(
             continue
         card = parse_cards([text], two_decks=False)[0]
         if card.is_joker:
-            raise CardError(
-                f"wild declared as {text!r}: a wild (♥{lv}) stands for any card except a joker"
-            )
+            what = f"a wild (♥{lv})" if lv is not None else "a wild"
+            raise CardError(f"wild declared as {text!r}: {what} stands for any card except a joker")
         wanted.append((card.suit, card.rank))
     n_wild = sum(1 for c in cs if c.suit == "H" and c.rank == lv)
     if len(wanted) != n_wild:
+        how = f"declare what each ♥{lv} stands for, in order" if lv is not None else "no wilds"
         raise CardError(
-            f"{len(wanted)} declaration(s) for {n_wild} wild(s) in {' '.join(map(str, cs))} at "
-            f"level {lv}: declare what each ♥{lv} stands for, in order"
+            f"{len(wanted)} declaration(s) for {n_wild} wild(s) in {' '.join(map(str, cs))} "
+            f"{_at(lv)}: {how}"
         )
     readings = classify(cs, lv, rules=rules)
     nat_ranks = {c.rank for c in cs if not (c.suit == "H" and c.rank == lv)}
@@ -570,7 +600,7 @@ def declare(
         f"{c.kind} {c.key} as {' '.join(a for _w, a in c.wilds()) or '-'}" for c in readings
     )
     raise CardError(
-        f"no reading of {' '.join(map(str, cs))} at level {lv} has the wilds as "
+        f"no reading of {' '.join(map(str, cs))} {_at(lv)} has the wilds as "
         f"{' '.join(str(t) for t in tokens)}; readings: {listed or 'none (not a combo)'}"
     )
 

@@ -50,11 +50,11 @@ BARRING_FOULS: Final = ("out_of_turn", "exposed_card", "illegal_play")
 UNCOUNTED_FOULS: Final = ("duplicate_card",)
 
 
-def play_level(level: str | None) -> str:
-    """The level to read plays at. A joker cut (no level card, no wilds, 000 篇6) is read at
-    level A, where A is already the top rank; the one difference, ♥A acting as a wild, is a
-    known gap (engine.combos has no level-less reading)."""
-    return level if level is not None else "A"
+def play_level(level: str | None) -> str | None:
+    """The level to read plays at: the deal's level. A joker cut (000 篇6 "抽到大小王不带": no
+    level card, no wilds) stays None, the level-less reading of engine.combos and engine.moves
+    (natural order, ♥A an ordinary A); its combos carry ``level`` null in events."""
+    return level
 
 
 @dataclass(eq=True)
@@ -266,7 +266,7 @@ def _cards(data: Mapping[str, Any], key: str) -> list[Card]:
     return parse_cards(data[key], two_decks=False)
 
 
-def _combo_from(data: Mapping[str, Any], cards: Sequence[Card], level: str) -> Combo | None:
+def _combo_from(data: Mapping[str, Any], cards: Sequence[Card], level: str | None) -> Combo | None:
     cj = data.get("combo")
     if not isinstance(cj, Mapping):
         return None
@@ -274,7 +274,8 @@ def _combo_from(data: Mapping[str, Any], cards: Sequence[Card], level: str) -> C
     for r in readings:
         if r.kind == cj.get("kind") and r.key == cj.get("key"):
             return r
-    raise EventError(f"play {cj!r}: no reading of {' '.join(map(str, cards))} at level {level}")
+    at = f"at level {level}" if level is not None else "without a level"
+    raise EventError(f"play {cj!r}: no reading of {' '.join(map(str, cards))} {at}")
 
 
 def apply_event(

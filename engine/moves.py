@@ -7,7 +7,8 @@ kind), and ♥2 ♠4 ♠5 ♠6 ♠7 at level 2 gives four (straight flush and st
 and 4). Two copies of the same card are the same card: holding ♠3 twice gives one single ♠3.
 Every way of using the wilds is listed: a wild may stand for any non-joker card or be itself
 (see engine.combos), so a lone wild is a single of every rank and two wilds are a pair of every
-rank.
+rank. With ``level`` None (a deal without a level: a joker cut, 000 篇6) there are no wilds and
+no level rank: the moves are those of the natural cards in natural order (see engine.combos).
 
 Order: a lead lists the kinds in the order of ``engine.combos.KINDS`` (non-bombs first, each in
 ascending value), then the bombs from weakest to strongest (4 cards, 5 cards, straight flushes,
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 from itertools import product
 from typing import Final
 
-from engine._tables import CARDS, HR_IX, RANK_CHAR, SB_IX, order_of_ranks, wild_index
+from engine._tables import CARDS, HR_IX, NO_LEVEL, RANK_CHAR, SB_IX, order_of_ranks, wild_index
 from engine.cards import Card, CardError
 from engine.combos import (
     DEFAULT_RULES,
@@ -50,6 +51,8 @@ Part = tuple[Card, ...]
 #: (rank, suit counts S H C D) -> sub-multisets of that rank's cards by size k (canonical order).
 _SUBS_CACHE: dict[tuple[int, int, int, int, int], list[list[Part]]] = {}
 _EMPTY_SUBS: Final[list[list[Part]]] = [[()]]
+#: Stand-in for the wild of a hand without wilds (no level): never placed, since ``w`` is 0.
+_NO_WILD: Final = Card("H", "-")
 
 
 def _subs(r: int, counts: tuple[int, int, int, int]) -> list[list[Part]]:
@@ -71,7 +74,8 @@ def _subs(r: int, counts: tuple[int, int, int, int]) -> list[list[Part]]:
 
 
 class _Hand:
-    """A hand analysed for one level: natural sub-multisets per rank, wilds, jokers."""
+    """A hand analysed for one level: natural sub-multisets per rank, wilds, jokers.
+    ``lvn`` NO_LEVEL (``lv`` None): no wilds (``w`` 0), natural rank order."""
 
     __slots__ = (
         "lv",
@@ -89,19 +93,24 @@ class _Hand:
         "wilds",
     )
 
-    def __init__(self, ixs: list[int], lv: str, lvn: int, rules: ComboRules) -> None:
+    def __init__(self, ixs: list[int], lv: str | None, lvn: int, rules: ComboRules) -> None:
         self.lv = lv
         self.lvn = lvn
         self.rules = rules
-        wix = wild_index(lvn)
-        self.wix = wix
-        self.wild = CARDS[wix]
-        self.wilds: tuple[Part, Part, Part] = ((), (self.wild,), (self.wild, self.wild))
         cnt = [0] * 54
         for ix in ixs:
             cnt[ix] += 1
-        self.w = cnt[wix]
-        cnt[wix] = 0
+        if lvn != NO_LEVEL:
+            wix = wild_index(lvn)
+            self.wild = CARDS[wix]
+            self.w = cnt[wix]
+            cnt[wix] = 0
+        else:
+            wix = -1
+            self.wild = _NO_WILD
+            self.w = 0
+        self.wix = wix
+        self.wilds: tuple[Part, Part, Part] = ((), (self.wild,), (self.wild, self.wild))
         self.sb = cnt[SB_IX]
         self.hr = cnt[HR_IX]
         self.cnt = cnt
@@ -165,13 +174,14 @@ class _Hand:
 def legal_moves(
     hand: str | Sequence[Card | str],
     trick: Combo | str | Sequence[Card | str] | None,
-    level: str | int,
+    level: str | int | None,
     *,
     rules: ComboRules | None = None,
 ) -> list[Combo]:
     """Every distinct legal play of ``hand`` at ``level``: a lead when ``trick`` is None,
     otherwise every play that beats the trick (a Combo, or cards read as their strongest
-    reading). See the module doc for what "distinct" means and for the order."""
+    reading). ``level`` None: a deal without a level (joker cut): natural order, no wilds.
+    See the module doc for what "distinct" means and for the order."""
     rules = rules or DEFAULT_RULES
     lv, lvn = level_number(level)
     ixs = indices(hand, "the hand")
@@ -189,7 +199,7 @@ def legal_moves(
     return _generate(_Hand(ixs, lv, lvn, rules), t)
 
 
-def lead_moves(hand: str | Sequence[Card | str], level: str | int) -> list[Combo]:
+def lead_moves(hand: str | Sequence[Card | str], level: str | int | None) -> list[Combo]:
     """Shorthand for ``legal_moves(hand, None, level)``."""
     return legal_moves(hand, None, level)
 

@@ -114,7 +114,7 @@ class _Ctx:
 def choose_reading(
     cards: Sequence[Card],
     top: Combo | None,
-    level: str,
+    level: str | None,
     profile: Profile,
     rules: ComboRules | None = None,
 ) -> tuple[Combo | None, str]:

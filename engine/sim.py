@@ -68,10 +68,10 @@ class SimResult:
 
 
 # ------------------------------------------------------------------------------- bot strategy
-_ORDER: dict[str, dict[str, int]] = {}
+_ORDER: dict[str | None, dict[str, int]] = {}
 
 
-def _groups(hand: Sequence[Card], level: str) -> dict[int, list[Card]]:
+def _groups(hand: Sequence[Card], level: str | None) -> dict[int, list[Card]]:
     """Cards by single-card order value (it depends on the rank alone)."""
     table = _ORDER.get(level)
     if table is None:
@@ -114,7 +114,7 @@ def _sequence(hand: Sequence[Card], width: int, each: int, above: int) -> list[C
 _RULES: dict[int, tuple[Profile, ComboRules]] = {}
 
 
-def _ok(cards: list[Card], top: Combo | None, level: str, p: Profile) -> bool:
+def _ok(cards: list[Card], top: Combo | None, level: str | None, p: Profile) -> bool:
     hit = _RULES.get(id(p))
     if hit is None or hit[0] is not p:
         hit = _RULES[id(p)] = (p, p.combo_rules)
@@ -124,7 +124,7 @@ def _ok(cards: list[Card], top: Combo | None, level: str, p: Profile) -> bool:
 def bot_move(
     hand: Sequence[Card],
     top: Combo | None,
-    level: str,
+    level: str | None,
     profile: Profile,
     rng: random.Random,
     *,
@@ -332,7 +332,7 @@ class _Sim:
     _tribute_extra: dict[str, dict[str, str]]
     _lower: dict[str, tuple[Card, int]]
 
-    def tribute(self, payers: Sequence[str], lv: str, level: str | None) -> dict[str, Card]:
+    def tribute(self, payers: Sequence[str], lv: str | None, level: str | None) -> dict[str, Card]:
         self._tribute_extra = {}
         self._lower = {}
         out: dict[str, Card] = {}
@@ -480,7 +480,7 @@ class _Sim:
         raise RuntimeError("simulated deal did not finish; this is a bug in the simulator")
 
     def _avoid(
-        self, hand: list[Card], level: str, kind: str, move: list[Card]
+        self, hand: list[Card], level: str | None, kind: str, move: list[Card]
     ) -> tuple[list[Card], bool]:
         """A lead of another kind than ``kind`` (national: the partner of an out-of-turn player
         may not lead that kind next trick); when there is none the lead is a foul, recorded."""
@@ -509,7 +509,7 @@ class _Sim:
                 return alt
         return None
 
-    def _illegal(self, hand: list[Card], top: Combo | None, level: str) -> list[Card] | None:
+    def _illegal(self, hand: list[Card], top: Combo | None, level: str | None) -> list[Card] | None:
         for _ in range(20):
             a, b = self.rng.sample(hand, 2)
             if _ok([a, b], top, level, self.p):

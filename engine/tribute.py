@@ -79,7 +79,7 @@ def plan_tribute(prev_order: Sequence[str] | None, enabled: bool) -> TributePlan
 def assign_double(
     plan: TributePlan,
     cards: Mapping[str, Card],
-    level: str,
+    level: str | None,
     tie: str,
     seat_order: Sequence[str],
     chosen: str | None = None,

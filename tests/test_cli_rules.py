@@ -73,3 +73,22 @@ def test_profile_options(capsys: pytest.CaptureFixture[str]) -> None:
     # hefei-qualifier: at most 6 cards in one play (000 篇1)
     assert main(["rules", "classify", "--level", "2", "--profile", "hefei-qualifier", *seven]) == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+def test_level_none_is_a_deal_without_wilds(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--level none``: a joker cut (000 篇6 "抽到大小王不带"): no level rank, no wilds."""
+    assert main(["rules", "classify", "--level", "A", "HA", "S5"]) == 0
+    assert [c["kind"] for c in json.loads(capsys.readouterr().out)] == ["pair"]  # ♥A wild
+    assert main(["rules", "classify", "--level", "none", "HA", "S5"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert main(["rules", "classify", "--level", "None", "HA", "HA"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(c["kind"], c["key"], c["level"], c["wilds"]) for c in out] == [("pair", "A", None, [])]
+    assert (
+        main(["rules", "moves", "--level", "none", "--hand", "HA S5 C5 D5", "--trick", "SK"]) == 0
+    )
+    assert [(c["kind"], c["cards"]) for c in json.loads(capsys.readouterr().out)] == [
+        ("single", ["HA"])
+    ]
+    assert main(["rules", "classify", "--level", "none", "HA", "S5", "--as", "5"]) == 2
+    assert "no wilds" in capsys.readouterr().err

@@ -1,7 +1,9 @@
 """``guandan rules classify`` and ``guandan rules moves`` (CONTRACT.md): the engine on the CLI.
 
-Both print a JSON list of combos (``Combo.to_json()``). Bad cards, levels or profiles raise
-``CardError``/``ProfileError`` (ValueErrors): the dispatcher prints one line and exits 2.
+Both print a JSON list of combos (``Combo.to_json()``). ``--level none`` reads a deal without a
+level (a joker cut, 000 篇6: no level rank, no wilds; combos carry ``"level": null``). Bad cards,
+levels or profiles raise ``CardError``/``ProfileError`` (ValueErrors): the dispatcher prints one
+line and exits 2.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def register(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Prints a JSON list of every reading of CARDS at the level, strongest first; "
         "[] when the cards are not a combo.",
     )
-    cp.add_argument("--level", required=True, help="level rank 2..A (10 or T for ten)")
+    cp.add_argument("--level", required=True, help=_LEVEL_HELP)
     cp.add_argument("cards", nargs="+", metavar="CARDS", help="cards, e.g. H2 S4 S5 S6 S7")
     cp.add_argument(
         "--as",
@@ -52,11 +54,19 @@ def register(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Prints a JSON list of every distinct legal play of the hand: a lead, or "
         "the plays that beat --trick (read as its strongest reading).",
     )
-    mp.add_argument("--level", required=True, help="level rank 2..A (10 or T for ten)")
+    mp.add_argument("--level", required=True, help=_LEVEL_HELP)
     mp.add_argument("--hand", required=True, nargs="+", metavar="CARDS", help="the hand's cards")
     mp.add_argument("--trick", nargs="+", metavar="CARDS", help="the play to beat (none: a lead)")
     _profile_option(mp)
     mp.set_defaults(handler=_moves)
+
+
+_LEVEL_HELP = "level rank 2..A (10 or T for ten); none: no level, no wilds (a joker cut)"
+
+
+def _level(text: str) -> str | None:
+    """The engine's level: None for ``none`` (a deal without a level), else the text as given."""
+    return None if text.strip().lower() == "none" else text
 
 
 def _profile_option(p: argparse.ArgumentParser) -> None:
@@ -86,9 +96,10 @@ def _classify(args: argparse.Namespace) -> int:
 
     cards = " ".join(args.cards)
     if args.wilds_as:
-        _print([declare(cards, args.level, " ".join(args.wilds_as), rules=_rules(args))])
+        level = _level(args.level)
+        _print([declare(cards, level, " ".join(args.wilds_as), rules=_rules(args))])
     else:
-        _print(list(classify(cards, args.level, rules=_rules(args))))
+        _print(list(classify(cards, _level(args.level), rules=_rules(args))))
     return 0
 
 
@@ -96,5 +107,6 @@ def _moves(args: argparse.Namespace) -> int:
     from engine.moves import legal_moves
 
     trick = " ".join(args.trick) if args.trick else None
-    _print(list(legal_moves(" ".join(args.hand), trick, args.level, rules=_rules(args))))
+    level = _level(args.level)
+    _print(list(legal_moves(" ".join(args.hand), trick, level, rules=_rules(args))))
     return 0

@@ -92,7 +92,10 @@ def _nat(card: Card) -> tuple[int, str]:
 
 
 def ref_classify(
-    cards: Iterable[Card], level: str, fh_joker_pair: bool = True, max_cards: int | None = None
+    cards: Iterable[Card],
+    level: str | None,
+    fh_joker_pair: bool = True,
+    max_cards: int | None = None,
 ) -> set[Reading]:
     cards = list(cards)
     if max_cards is not None and len(cards) > max_cards:
@@ -125,14 +128,14 @@ def ref_power(kind: str, size: int) -> int:
     return 0
 
 
-def ref_value(kind: str, key: str, level: str) -> int:
+def ref_value(kind: str, key: str, level: str | None) -> int:
     if kind in ("straight", "straight_flush", "consecutive_pairs", "consecutive_triples"):
         return 1 if key == "A" else NAT[key]
     order = [r for r in RANKS if r != level] + [level, "SB", "HR"]
     return order.index(key)
 
 
-def ref_beats(a: tuple[str, str, int], b: tuple[str, str, int], level: str) -> bool:
+def ref_beats(a: tuple[str, str, int], b: tuple[str, str, int], level: str | None) -> bool:
     pa, pb = ref_power(a[0], a[2]), ref_power(b[0], b[2])
     if pa or pb:
         if pa != pb:
@@ -149,7 +152,7 @@ def _text(cards: Iterable[Card]) -> tuple[str, ...]:
 def ref_moves(
     hand: list[Card],
     trick: tuple[str, str, int] | None,
-    level: str,
+    level: str | None,
     fh_joker_pair: bool = True,
     max_cards: int | None = None,
 ) -> set[Play]:
@@ -167,7 +170,7 @@ def ref_moves(
     return out
 
 
-def fast_moves(hand: list[Card], trick: object, level: str, **kw: object) -> list[Play]:
+def fast_moves(hand: list[Card], trick: object, level: str | None, **kw: object) -> list[Play]:
     return [
         (m.kind, m.key, m.size, tuple(str(c) for c in m.cards))
         for m in legal_moves(hand, trick, level, **kw)  # type: ignore[arg-type]
@@ -258,6 +261,36 @@ def test_options_match_reference(
     fast = fast_moves(cards, None, level, rules=rules)
     assert len(fast) == len(set(fast))
     assert set(fast) == ref_moves(cards, None, level, fh_joker_pair, max_cards)
+
+
+#: (hand, number of legal leads) without a level (a joker cut, 000 篇6 "抽到大小王不带"): the
+#: reference with level None has no wild and no level rank, so ♥A is an ordinary A.
+NO_LEVEL_HANDS: list[tuple[str, int]] = [
+    ("HA HA S2 S3 S4 S5 D5 SK SK", 12),
+    ("HA SA DA SK SK DK SQ SQ SB", 29),
+    ("HA HK HQ HJ HT S9 D9 C9", 17),
+    ("HA S5 S5 C5 D5 HR HR", 17),
+]
+
+
+@pytest.mark.parametrize(("hand", "leads"), NO_LEVEL_HANDS)
+def test_no_level_small_hands_match_reference(hand: str, leads: int) -> None:
+    cards = parse_cards(hand)
+    fast = fast_moves(cards, None, None)
+    assert len(fast) == len(set(fast)) == leads
+    assert set(fast) == ref_moves(cards, None, None)
+    assert len(fast_moves(cards, None, "A")) > leads  # at level A the two ♥A are wild
+    checked = 0
+    for trick_text in TRICKS:
+        if not _answerable(hand, trick_text):
+            continue
+        trick = classify(trick_text, None)[0]
+        fast = fast_moves(cards, trick, None)
+        ref = ref_moves(cards, (trick.kind, trick.key, trick.size), None)
+        assert len(fast) == len(set(fast))
+        assert set(fast) == ref, trick_text
+        checked += 1
+    assert checked >= 10
 
 
 def test_dense_random_small_hands_match_reference() -> None:
@@ -393,6 +426,24 @@ def test_perft(hand: str, level: str, trick: str, leads: int, answers: int) -> N
     # every answer is also a lead, and the lead moves that beat the trick are the answers
     t = classify(trick, level)[0]
     assert [m for m in lead if m.beats(t)] == [m for m in lead if m in set(answer)]
+    assert set(answer) == {m for m in lead if m.beats(t)}
+
+
+#: (hand, trick, leads, answers) without a level: 27-card hands of PERFT (the first holds both ♥A:
+#: 3187 leads and 112 answers at level A), frozen.
+NO_LEVEL_PERFT: list[tuple[str, str, int, int]] = [
+    (PERFT[8][0], PERFT[8][2], 456, 11),
+    (PERFT[3][0], PERFT[3][2], 292, 123),
+]
+
+
+@pytest.mark.parametrize(("hand", "trick", "leads", "answers"), NO_LEVEL_PERFT)
+def test_perft_no_level(hand: str, trick: str, leads: int, answers: int) -> None:
+    lead = legal_moves(hand, None, None)
+    answer = legal_moves(hand, trick, None)
+    assert (len(lead), len(answer)) == (leads, answers)
+    assert all(m.level is None and not m.wilds() for m in lead)
+    t = classify(trick, None)[0]
     assert set(answer) == {m for m in lead if m.beats(t)}
 
 

@@ -419,10 +419,43 @@ def test_random_level_from_the_cut_and_time_limit_tie() -> None:
     t = Table("eight-deal-random-level")
     t.do("deal_start", first_leader="E", level="joker")
     assert t.of("deal_started")[-1]["level"] is None
-    t.play("E", "HA")  # read at A: a single
+    t.play("E", "HA")  # no level: an ordinary single A
     assert t.deal.counts["E"] == 26
     t.do("deal_start", level="9")  # abandoned deal, then a cut 9
     assert t.of("deal_started")[-1]["level"] == "9"
+
+
+def test_joker_cut_deal_has_no_wilds() -> None:
+    """000 篇6 "抽到大小王不带": a joker cut brings no wild, so ♥A is an ordinary A and a play
+    that is a combo only with ♥A as a wild is an illegal play."""
+    t = Table("eight-deal-random-level")
+    t.do("deal_start", first_leader="E", level="joker")
+    assert t.of("deal_started")[-1]["level"] is None and t.deal.level is None
+    ev = t.play("E", "HA S5")  # a pair only if ♥A were wild
+    assert [e.type for e in ev] == ["play", "foul"]
+    assert ev[0]["legal"] is False and ev[0]["combo"] is None
+    assert ev[1]["kind"] == "illegal_play" and ev[1]["detail"] == "not a combo"
+    assert t.deal.top is None and t.deal.turn == "N"
+    ev = t.play("N", "SK")
+    assert ev[0]["combo"]["level"] is None and ev[0]["combo"]["wilds"] == []
+    ev = t.play("W", "HA")  # a plain A beats K
+    assert ev[0]["legal"] is not False and ev[0]["combo"]["key"] == "A"
+    assert ev[0]["combo"]["level"] is None and ev[0]["combo"]["wilds"] == []
+    assert t.deal.top is not None and t.deal.owner == "W"
+    assert t.deal.top.value == 14  # no level rank: A is not promoted
+    assert fold(t.ref.events, t.profile) == t.ref.state
+    t.do("deal_start", first_leader="E", level="joker")  # abandoned; another joker cut
+    ev = t.play("E", "HA S5 C5 D5")  # a 5 bomb only if ♥A were wild
+    assert ev[0]["legal"] is False and t.fouls()[-1]["kind"] == "illegal_play"
+    ev = t.play("N", "HA S2 D2")  # a triple only if ♥A were wild
+    assert ev[0]["legal"] is False and t.fouls()[-1]["seat"] == "N"
+    assert t.deal.top is None and not t.fouls("duplicate_card")
+    assert fold(t.ref.events, t.profile) == t.ref.state
+    # a cut rank: its ♥ cards are wild again
+    t.do("deal_start", level="9")
+    t.play("E", "H9 S5")
+    assert t.deal.top is not None and (t.deal.top.kind, t.deal.top.key) == ("pair", "5")
+    assert t.deal.top.level == "9"
 
 
 def test_conservation_counts_cards_known_in_hands() -> None:
