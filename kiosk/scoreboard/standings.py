@@ -1,13 +1,17 @@
 """Match points, standings with tie-breaks, the drawing of lots and Swiss pairing. Pure.
 
 Sources (../shared/RULES.md, seeds):
-- Match points: win 2 / draw 1 / loss 0 (002 竞赛细则 "勝者記2分，負者記0分，打平則雙方各記1分");
-  ``national``: win 3 / draw 2 / loss 1, no-show 0, bye 3 (2022 national rules, RULES.md).
+- Match points come from the profile's ``[match]`` (``engine.profiles``): win 2 / draw 1 /
+  loss 0 (002 竞赛细则 "勝者記2分，負者記0分，打平則雙方各記1分"); ``national``: win 3 / draw 2 /
+  loss 1, no-show 0, bye 3 (2022 national rules, RULES.md).
 - Order: points, then 级差分 (level difference), 对手分 (sum of the opponents' points), fouls
   (fewer first), then "比較前一輪成績，以此類推" — the last round's points, then the round
   before, and so on — and finally lots (抽簽決定名次) (002 竞赛细则 二).
-- Three fouls by one pair in a round: the round is lost; in Swiss the opponents get the win and
-  a level difference of 10:-10 (002; RULES.md "Fouls"). A no-show is scored the same way.
+- ``fouls.limit`` fouls by one pair in a round (three in every shipped profile): with
+  ``fouls.penalty = "match_lost"`` the round is lost and the opponents get the win and a level
+  difference of ``fouls.level_difference`` (10:-10 in Swiss, 002; RULES.md "Fouls"). With
+  ``deal_lost`` the fouls only forfeit a deal, which the events already score. A no-show, or an
+  admin ruling for one side, records the same level difference.
 - Swiss: first round adjacent numbers 1-2, 3-4, ... (002 细则 "首輪配對採用臨近配對"), later
   rounds by standing without rematches; the pair listed first sits East-West (002
   "對陣表上排前者就座東西方位").
@@ -19,14 +23,14 @@ import hashlib
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from engine.profiles import list_profiles
+from engine.profiles import FoulRules, Profile, list_profiles, load_profile
 
 #: The named rule profiles the engine ships (RULES.md). The scoreboard accepts exactly these.
 PROFILES = tuple(list_profiles())
 LEVEL_VALUE = {r: i + 2 for i, r in enumerate("23456789TJQKA")}
-FOUL_LIMIT = 3
-FORFEIT_LEVEL_DIFF = 10
+_DEFAULT_FOULS = FoulRules()
 
 
 class StandingsError(ValueError):
@@ -35,20 +39,50 @@ class StandingsError(ValueError):
 
 @dataclass(frozen=True)
 class MatchPoints:
+    """What a round's result is worth under one rule profile (its ``[match]`` and ``[fouls]``)."""
+
     win: int = 2
     draw: int = 1
     loss: int = 0
     no_show: int = 0
     bye: int = 2
     bye_level_diff: int = 0
+    #: fouls by one pair in a round that lose it (``fouls.limit``).
+    foul_limit: int = _DEFAULT_FOULS.limit
+    #: ``fouls.penalty == "match_lost"``: reaching the limit loses the round. ``deal_lost``: it
+    #: only forfeits a deal, scored by the events, so the standings ignore the count.
+    fouls_lose_round: bool = True
+    #: 级差分 recorded for a forfeit, a no-show or a ruling (``fouls.level_difference``).
+    forfeit_level_diff: int = _DEFAULT_FOULS.level_difference
+
+    @classmethod
+    def from_profile(cls, p: Profile) -> MatchPoints:
+        m, f = p.match, p.fouls
+        return cls(
+            win=m.win_points,
+            draw=m.draw_points,
+            loss=m.loss_points,
+            no_show=m.no_show_points,
+            bye=m.bye_points,
+            foul_limit=f.limit,
+            fouls_lose_round=f.penalty == "match_lost",
+            forfeit_level_diff=f.level_difference,
+        )
 
 
-def match_points(profile: str) -> MatchPoints:
+@lru_cache(maxsize=64)
+def _named(profile: str) -> MatchPoints:
+    return MatchPoints.from_profile(load_profile(profile))
+
+
+def match_points(profile: str | Profile) -> MatchPoints:
+    """The scoring of a shipped profile (by name, as a tournament records it) or of a loaded
+    :class:`engine.profiles.Profile`."""
+    if isinstance(profile, Profile):
+        return MatchPoints.from_profile(profile)
     if profile not in PROFILES:
         raise StandingsError(f"unknown profile {profile!r}: use one of {', '.join(PROFILES)}")
-    if profile == "national":
-        return MatchPoints(win=3, draw=2, loss=1, no_show=0, bye=3)
-    return MatchPoints()
+    return _named(profile)
 
 
 @dataclass(frozen=True)
@@ -95,26 +129,29 @@ def resolve(match: MatchInput, mp: MatchPoints) -> list[PairResult]:
             PairResult(match.round, ns, ew, out_ns, pts[out_ns], -diff_ew, fn),
         ]
 
+    forfeit = mp.forfeit_level_diff
     ov = match.override
     if ov == "ew":
-        return pair_lines("win", "loss", FORFEIT_LEVEL_DIFF)
+        return pair_lines("win", "loss", forfeit)
     if ov == "ns":
-        return pair_lines("loss", "win", -FORFEIT_LEVEL_DIFF)
+        return pair_lines("loss", "win", -forfeit)
     if ov == "draw":
         return pair_lines("draw", "draw", 0)
     if ov == "ew_no_show":
-        return pair_lines("no_show", "win", -FORFEIT_LEVEL_DIFF)
+        return pair_lines("no_show", "win", -forfeit)
     if ov == "ns_no_show":
-        return pair_lines("win", "no_show", FORFEIT_LEVEL_DIFF)
+        return pair_lines("win", "no_show", forfeit)
     if ov == "both_no_show":
         return pair_lines("no_show", "no_show", 0)
-    # Three fouls in a round lose it (002); both over the limit: both lose.
-    if fe >= FOUL_LIMIT and fn >= FOUL_LIMIT:
-        return pair_lines("loss", "loss", 0)
-    if fe >= FOUL_LIMIT:
-        return pair_lines("loss", "win", -FORFEIT_LEVEL_DIFF)
-    if fn >= FOUL_LIMIT:
-        return pair_lines("win", "loss", FORFEIT_LEVEL_DIFF)
+    # ``fouls.limit`` fouls in a round lose it (002: three); both over the limit: both lose.
+    if mp.fouls_lose_round:
+        out_e, out_n = fe >= mp.foul_limit, fn >= mp.foul_limit
+        if out_e and out_n:
+            return pair_lines("loss", "loss", 0)
+        if out_e:
+            return pair_lines("loss", "win", -forfeit)
+        if out_n:
+            return pair_lines("win", "loss", forfeit)
     if match.winner is None:
         return []
     diff = LEVEL_VALUE.get(match.level_ew, 2) - LEVEL_VALUE.get(match.level_ns, 2)
@@ -185,7 +222,7 @@ CSV_COLUMNS = (
 
 
 def standings(
-    profile: str,
+    profile: str | Profile,
     pairs: Iterable[tuple[int, str]],
     matches: Iterable[MatchInput],
     lots_seed: int,

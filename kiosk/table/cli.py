@@ -71,7 +71,8 @@ def register_run(verbs: Any) -> None:
         type=float,
         default=30.0,
         metavar="S",
-        help="outbox: longest wait between retries when the scoreboard is down (default 30)",
+        help="outbox: longest wait between retries when the scoreboard is down, 0.5..300 "
+        "(default 30)",
     )
     run.add_argument(
         "--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"]

@@ -7,7 +7,9 @@ is idempotent on event ids (a retry of a stored event is a duplicate, stored onc
 "at least once" from here is "exactly once" at the centre.
 
 * Network down / 5xx: retried with exponential backoff (``base_s`` doubling to ``max_s``, with
-  jitter); the kiosk keeps working for hours and catches up when the link returns.
+  jitter; ``max_s`` is 30 s by default and at most ``MAX_BACKOFF_LIMIT``, 300 s, so a kiosk
+  catches up within ``max_s`` of the link's return however long it was down); every new event
+  also tries at once. The kiosk keeps working for hours and catches up when the link returns.
 * The answer's ``missing`` list and a periodic ``GET /api/v1/tables/{table}/missing`` find seqs
   the centre lacks (e.g. its database was restored): those are sent again.
 * 401/403 (wrong token), 404 (table unknown): an alarm on the screen; the events wait.
@@ -34,6 +36,8 @@ from kiosk.table.worker import CONTRACT_TYPES, TableWorker
 
 log = logging.getLogger("guandan.table.outbox")
 API = "/api/v1"
+#: The longest wait between retries that may be configured (``--max-backoff``): 5 minutes.
+MAX_BACKOFF_LIMIT = 300.0
 
 
 class _Http:
@@ -54,6 +58,15 @@ def _detail(resp: _Http) -> str:
         if msg:
             return str(msg)[:300]
     return resp.text[:300]
+
+
+def check_backoff(max_s: float, base_s: float = 0.5) -> None:
+    """``max_s`` (``--max-backoff``) must lie in ``base_s`` .. ``MAX_BACKOFF_LIMIT``."""
+    if not 0 < base_s <= max_s <= MAX_BACKOFF_LIMIT:
+        raise ValueError(
+            f"--max-backoff {max_s:g}: give {base_s:g} to {MAX_BACKOFF_LIMIT:g} seconds "
+            "(the longest wait between retries while the scoreboard is unreachable)"
+        )
 
 
 def accepted_types(openapi: dict[str, Any]) -> set[str]:
@@ -90,6 +103,7 @@ class Outbox:
             raise ValueError(f"--scoreboard {url!r}: give the URL, e.g. http://10.0.0.2:8700")
         if not token:
             raise ValueError("--token is empty: give the table's token from the scoreboard")
+        check_backoff(max_s, base_s)
         self.store = store
         self.url = url.rstrip("/")
         self.token = token

@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.profiles import load_profile
 from kiosk.table.app import Kiosk, PinGate, create_app
-from kiosk.table.outbox import Outbox
+from kiosk.table.outbox import Outbox, check_backoff
 from kiosk.table.sources import ObservationSource
 from kiosk.table.store import EventLog
 from kiosk.table.worker import TableWorker
@@ -41,6 +41,8 @@ def build_kiosk(
         raise ValueError("give both --scoreboard URL and --token T (or neither)")
     if not 0 <= overlay_delay <= 900:
         raise ValueError(f"--overlay-delay {overlay_delay}: give 0 to 900 seconds")
+    if scoreboard:
+        check_backoff(max_backoff)
     pin_text = pin or os.environ.get(ENV_PIN) or f"{secrets.randbelow(10**6):06d}"
     PinGate(pin_text)  # check the PIN before anything is created
     prof = load_profile(profile)

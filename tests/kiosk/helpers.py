@@ -3,11 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -20,15 +15,11 @@ from engine.observations import Observation, dump_observation
 from engine.profiles import load_profile
 from engine.referee import referee_events
 from engine.sim import simulate
+from tests.helpers_server import REPO as REPO
+from tests.helpers_server import ServerProcess
+from tests.helpers_server import free_port as free_port
 
-REPO = Path(__file__).resolve().parents[2]
 PROFILE = "swiss-421"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def get_json(url: str, timeout: float = 5.0, headers: dict[str, str] | None = None) -> Any:
@@ -79,7 +70,9 @@ def expected_events(obs: tuple[Observation, ...], table: str) -> list[Event]:
     return referee_events(load_profile(PROFILE), obs, table=table)
 
 
-def setup_scoreboard(db: Path, tables: list[str]) -> tuple[int, dict[str, str]]:
+def setup_scoreboard(
+    db: Path, tables: list[str], profile: str = PROFILE
+) -> tuple[int, dict[str, str]]:
     """A tournament with one pair per two tables... enough pairs and a round; table tokens."""
     from kiosk.scoreboard import service
     from kiosk.scoreboard.db import make_engine, session_factory, upgrade
@@ -88,7 +81,7 @@ def setup_scoreboard(db: Path, tables: list[str]) -> tuple[int, dict[str, str]]:
     upgrade(engine)
     tokens: dict[str, str] = {}
     with session_factory(engine)() as s:
-        t = service.create_tournament(s, "kiosk tests", PROFILE, 1)
+        t = service.create_tournament(s, "kiosk tests", profile, 1)
         plan = []
         for i, table in enumerate(tables):
             service.add_pair(s, t.id, f"pair {2 * i + 1}", number=2 * i + 1)
@@ -101,52 +94,13 @@ def setup_scoreboard(db: Path, tables: list[str]) -> tuple[int, dict[str, str]]:
     return tid, tokens
 
 
-class Proc:
+class Proc(ServerProcess):
     """A `python -m kiosk ...` server process on a port, with its log."""
 
     def __init__(self, args: list[str], port: int, log: Path, health: str) -> None:
-        self.args = args
-        self.port = port
-        self.log = log
-        self.health = health
-        self.url = f"http://127.0.0.1:{port}"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self, timeout: float = 60.0) -> Proc:
-        env = dict(os.environ, PYTHONUNBUFFERED="1", GUANDAN_SCOREBOARD_PUSH_INTERVAL="0.1")
-        out = open(self.log, "ab")  # noqa: SIM115 - closed with the process
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kiosk", *self.args], cwd=REPO, env=env, stdout=out, stderr=out
-        )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"{self.args[:2]} exited with {self.proc.returncode}: "
-                    + self.log.read_text(errors="replace")[-2000:]
-                )
-            try:
-                with urllib.request.urlopen(self.url + self.health, timeout=1) as r:
-                    if r.status == 200:
-                        return self
-            except (urllib.error.URLError, OSError):
-                pass
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"{self.args[:2]} not ready in {timeout} s; log {self.log}")
-
-    def kill9(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill9()
+        env = {"GUANDAN_SCOREBOARD_PUSH_INTERVAL": "0.1"}
+        super().__init__(args, port, log, health, env=env)
+        self.name = str(args[:2])
 
 
 def scoreboard_proc(db: Path, port: int, log: Path) -> Proc:

@@ -5,15 +5,14 @@ Skipped when chromium is not installed (``apt-get install -y chromium``)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+
+from tests.helpers_browser import chromium, needs_chromium, screenshot
 
 from .helpers import (
     Proc,
@@ -28,41 +27,7 @@ from .helpers import (
     write_observations,
 )
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium not installed (apt-get install -y chromium)"
-)
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def chromium(url: str, *args: str) -> str:
-    assert CHROMIUM is not None
-    with tempfile.TemporaryDirectory(prefix="gd-chromium-") as profile:
-        out = subprocess.run(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args, url],
-            capture_output=True,
-            timeout=90,
-            check=True,
-        )
-    return out.stdout.decode("utf-8", "replace")
-
-
-def screenshot(url: str, path: Path, size: str, *extra: str) -> Any:
-    import cv2
-
-    chromium(url, f"--window-size={size}", f"--screenshot={path}", *extra)
-    img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-    assert img is not None, f"no screenshot at {path}"
-    return img
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")

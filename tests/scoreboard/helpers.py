@@ -2,89 +2,38 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.helpers_server import REPO as REPO
+from tests.helpers_server import ServerProcess
+from tests.helpers_server import free_port as free_port
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
+class Server(ServerProcess):
     """``guandan scoreboard serve`` in a subprocess on a free loopback port."""
 
+    name = "scoreboard"
+
     def __init__(self, db: str, admin_key: str | None = None, log: Path | None = None) -> None:
+        super().__init__(
+            [], free_port(), log, "/healthz", env={"GUANDAN_SCOREBOARD_PUSH_INTERVAL": "0.05"}
+        )
         self.db = db
         self.admin_key = admin_key
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = log
-        self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self, timeout: float = 90.0) -> Server:
-        cmd = [
-            sys.executable,
-            "-m",
-            "kiosk",
-            "scoreboard",
-            "serve",
-            "--db",
-            self.db,
-            "--port",
-            str(self.port),
-            "--log-level",
-            "warning",
-        ]
+    def command(self) -> list[str]:
+        cmd = ["scoreboard", "serve", "--db", self.db, "--port", str(self.port)]
+        cmd += ["--log-level", "warning"]
         if self.admin_key:
             cmd += ["--admin-key", self.admin_key]
-        env = dict(os.environ, PYTHONUNBUFFERED="1", GUANDAN_SCOREBOARD_PUSH_INTERVAL="0.05")
-        out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
-        self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=out, stderr=out)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"scoreboard exited with {self.proc.returncode}: {self._log_tail()}"
-                )
-            try:
-                if httpx.get(self.url + "/healthz", timeout=5.0).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"scoreboard not ready in {timeout} s: {self._log_tail()}")
+        return cmd
 
-    def _log_tail(self) -> str:
-        if self.log is None or not self.log.exists():
-            return "(no log)"
-        return self.log.read_text(errors="replace")[-2000:]
-
-    def kill9(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill9()
+    def start(self, timeout: float = 90.0) -> Server:
+        return super().start(timeout)
 
     def client(self, token: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}

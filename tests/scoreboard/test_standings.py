@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.profiles import Profile, load_profile, profile_from_toml
 from kiosk.scoreboard.standings import (
+    PROFILES,
     MatchInput,
     StandingsError,
     lot,
@@ -35,7 +37,10 @@ def test_points_swiss_and_national() -> None:
     assert [n[i].points for i in range(1, 6)] == [3, 1, 2, 2, 3]
     no_show = MatchInput(1, ew=1, ns=2, override="ns_no_show")
     n = {x.pair: x for x in standings("national", pairs[:2], [no_show], 1)}
-    assert (n[1].points, n[2].points, n[1].level_diff) == (3, 0, 10)
+    # national sets no fouls.level_difference: the default 3 (the engine records the same).
+    assert (n[1].points, n[2].points, n[1].level_diff) == (3, 0, 3)
+    s = {x.pair: x for x in standings("swiss-421", pairs[:2], [no_show], 1)}
+    assert (s[1].points, s[2].points, s[1].level_diff) == (2, 0, 10)
 
 
 def test_unfinished_match_counts_nothing() -> None:
@@ -51,6 +56,83 @@ def test_three_fouls_lose_the_round() -> None:
     assert (lines[1].level_diff, lines[2].level_diff) == (-10, 10)
     m2 = MatchInput(1, ew=1, ns=2, winner="EW", fouls_ew=2)
     assert {x.pair: x.outcome for x in resolve(m2, match_points("swiss-421"))}[1] == "win"
+
+
+def _custom(fouls: str, name: str = "test-fouls") -> Profile:
+    """A swiss-421 variant with its own ``[fouls]`` table (an organiser's .toml)."""
+    return profile_from_toml(f'extends = "swiss-421"\nname = "{name}"\n[fouls]\n{fouls}\n')
+
+
+def _outcomes(m: MatchInput, profile: str | Profile) -> dict[int, tuple[str, int, int]]:
+    return {x.pair: (x.outcome, x.points, x.level_diff) for x in resolve(m, match_points(profile))}
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_scoring_follows_each_shipped_profile(name: str) -> None:
+    # The numbers come from the profile file, not from constants in the scoreboard.
+    p = load_profile(name)
+    mp = match_points(name)
+    assert (mp.win, mp.draw, mp.loss, mp.no_show, mp.bye) == (
+        p.match.win_points,
+        p.match.draw_points,
+        p.match.loss_points,
+        p.match.no_show_points,
+        p.match.bye_points,
+    )
+    assert mp.foul_limit == p.fouls.limit
+    assert mp.forfeit_level_diff == p.fouls.level_difference
+    assert mp.fouls_lose_round == (p.fouls.penalty == "match_lost")
+    at_limit = MatchInput(1, ew=1, ns=2, winner="EW", level_ew="A", fouls_ew=p.fouls.limit)
+    d = p.fouls.level_difference
+    assert _outcomes(at_limit, name) == {
+        1: ("loss", p.match.loss_points, -d),
+        2: ("win", p.match.win_points, d),
+    }
+
+
+def test_forfeit_level_difference_from_profile() -> None:
+    # standard: 3 fouls lose the round 3:-3 (fouls.level_difference = 3), Swiss 10:-10.
+    m = MatchInput(1, ew=1, ns=2, winner="EW", level_ew="A", level_ns="2", fouls_ns=3)
+    assert _outcomes(m, "standard") == {1: ("win", 2, 3), 2: ("loss", 0, -3)}
+    assert _outcomes(m, "swiss-421") == {1: ("win", 2, 10), 2: ("loss", 0, -10)}
+    custom = _custom("level_difference = 7")
+    assert _outcomes(m, custom) == {1: ("win", 2, 7), 2: ("loss", 0, -7)}
+    # Rulings and no-shows record the same difference.
+    for ov, diff_ew in [("ew", 7), ("ns", -7), ("ew_no_show", -7), ("ns_no_show", 7)]:
+        o = MatchInput(1, ew=1, ns=2, override=ov)
+        assert _outcomes(o, custom)[1][2] == diff_ew
+
+
+def test_foul_limit_from_profile() -> None:
+    five = _custom("limit = 5\nlevel_difference = 6")
+    # Three or four fouls are not enough under a limit of 5: the result of the play stands.
+    for n in (3, 4):
+        m = MatchInput(1, ew=1, ns=2, winner="EW", level_ew="9", level_ns="4", fouls_ew=n)
+        assert _outcomes(m, five) == {1: ("win", 2, 5), 2: ("loss", 0, -5)}
+    m = MatchInput(1, ew=1, ns=2, winner="EW", level_ew="9", level_ns="4", fouls_ew=5)
+    assert _outcomes(m, five) == {1: ("loss", 0, -6), 2: ("win", 2, 6)}
+    both = MatchInput(1, ew=1, ns=2, winner="EW", fouls_ew=5, fouls_ns=6)
+    assert {k: v[0] for k, v in _outcomes(both, five).items()} == {1: "loss", 2: "loss"}
+    # A limit below three: two fouls already lose the round.
+    two = _custom("limit = 2")
+    m2 = MatchInput(1, ew=1, ns=2, winner="NS", level_ew="2", level_ns="K", fouls_ns=2)
+    assert _outcomes(m2, two) == {1: ("win", 2, 10), 2: ("loss", 0, -10)}
+    assert _outcomes(m2, "swiss-421")[2][0] == "win"
+    # The whole standings follow the profile object too.
+    ranked = standings(two, [(1, "A"), (2, "B")], [m2], 1)
+    assert [(x.pair, x.points, x.level_diff, x.fouls) for x in ranked] == [
+        (1, 2, 10, 0),
+        (2, 0, -10, 2),
+    ]
+
+
+def test_deal_lost_penalty_leaves_the_round_to_the_events() -> None:
+    # fouls.penalty = "deal_lost": reaching the limit forfeits a deal (scored in the events),
+    # not the round, so the standings take the winner and levels the events give.
+    p = _custom('penalty = "deal_lost"')
+    m = MatchInput(1, ew=1, ns=2, winner="NS", level_ew="5", level_ns="8", fouls_ns=4)
+    assert _outcomes(m, p) == {1: ("loss", 0, -3), 2: ("win", 2, 3)}
+    assert resolve(MatchInput(1, ew=1, ns=2, fouls_ns=4), match_points(p)) == []
 
 
 def test_tie_break_level_difference_first() -> None:
