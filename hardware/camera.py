@@ -23,6 +23,11 @@ Specs (``open_camera(spec)``; ``None`` reads the environment variable ``GUANDAN_
                                    served in ``camera.served``.
 =================================  ===========================================================
 
+More backends: ``register_backend(name, opener)``, or name modules in the environment variable
+``GUANDAN_CAMERA_PLUGINS`` (comma separated): each is imported before the first spec is read and
+registers its backends when imported (how a command line process gets a network camera, or the
+tests a camera that fails on cue).
+
 Every camera: ``read() -> Frame(t, image) | None`` (None at the end), iteration, ``close()``,
 context manager, ``fps``, ``size`` (width, height), ``spec``, ``frames_read``. Images are BGR
 ``uint8`` arrays (H, W, 3). Bad specs and unreadable sources raise ``CameraError`` (a
@@ -65,10 +70,13 @@ __all__ = [
     "register_backend",
     "BACKENDS",
     "ENV_VAR",
+    "PLUGINS_VAR",
+    "load_plugins",
     "parse_spec",
 ]
 
 ENV_VAR = "GUANDAN_CAMERA"
+PLUGINS_VAR = "GUANDAN_CAMERA_PLUGINS"
 Image = NDArray[np.uint8]
 
 
@@ -682,8 +690,33 @@ class SyntheticCamera(BaseCamera):
 # factory
 
 
+_PLUGINS_LOADED: set[str] = set()
+
+
+def load_plugins(names: str | None = None) -> list[str]:
+    """Import the camera plugin modules named in ``names`` (comma separated; default
+    ``$GUANDAN_CAMERA_PLUGINS``); each registers its backends with :func:`register_backend` when
+    imported. Each module is imported once. Returns the modules newly imported."""
+    text = os.environ.get(PLUGINS_VAR, "") if names is None else names
+    loaded: list[str] = []
+    for name in (n.strip() for n in text.split(",")):
+        if not name or name in _PLUGINS_LOADED:
+            continue
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise CameraError(
+                f"camera plugin {name!r} (${PLUGINS_VAR}) cannot be imported: {exc}; fix the "
+                f"module name or unset {PLUGINS_VAR}"
+            ) from None
+        _PLUGINS_LOADED.add(name)
+        loaded.append(name)
+    return loaded
+
+
 def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
     """``"device:0?width=640"`` -> ``("device", "0", {"width": "640"})``."""
+    load_plugins()
     text = spec.strip()
     if not text:
         raise CameraError("empty camera spec: use file:PATH, device:N, picamera2 or synthetic")

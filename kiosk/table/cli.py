@@ -3,6 +3,12 @@
 guandan table run [--camera SPEC | --observations FILE | --simulate SEED]
                   [--scoreboard URL --token T] [--db PATH] [--pin PIN] [--table ID]
                   [--profile P] [--speed X] [--host H] [--port P] [--overlay-delay S]
+                  [--footage DIR|off] [--footage-segment MIN] [--footage-reserve MB]
+
+``--camera file:VIDEO`` replays a recording (kiosk.table.sources.VideoSource, paced by
+``--speed``); any other camera spec (``device:N``, ``picamera2[:N]``, ``synthetic[:table]``,
+hardware/camera.py) is read live (``LiveSource``) and its frames are recorded for dispute review
+(kiosk/table/footage.py).
 
 Kept light at import time: fastapi/uvicorn are imported by the handler only.
 """
@@ -10,7 +16,14 @@ Kept light at import time: fastapi/uvicorn are imported by the handler only.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
 from typing import Any
+
+#: defaults of --camera (when no source option is given) and --calibration
+ENV_CAMERA = "GUANDAN_CAMERA"
+ENV_CALIBRATION = "GUANDAN_CALIBRATION"
 
 
 def register_run(verbs: Any) -> None:
@@ -29,14 +42,24 @@ def register_run(verbs: Any) -> None:
     src.add_argument(
         "--camera",
         metavar="SPEC",
-        help="camera for the vision pipeline: file:VIDEO (a recorded or rendered game; the "
-        "pipeline reads files - live device/picamera2 capture is not wired in yet)",
+        help="camera for the vision pipeline: file:VIDEO (a recorded or rendered game, paced "
+        "by --speed), or a live camera read until the kiosk stops: device:N (OpenCV/V4L2, "
+        "/dev/videoN), picamera2[:N] (the Raspberry Pi camera), synthetic[:table] (generated "
+        "frames, to try the kiosk out); options after '?', e.g. device:0?width=1280&height=720"
+        "&fps=30. A live camera that fails to open stops the kiosk at start; one that stops "
+        "delivering later raises an alarm and is reopened by itself. Default $GUANDAN_CAMERA "
+        "when no source option is given",
     )
     src.add_argument(
         "--observations", metavar="FILE", help="observation JSONL (`guandan sim --observations`)"
     )
     src.add_argument("--simulate", metavar="SEED", type=int, help="a seeded simulated match")
-    run.add_argument("--calibration", metavar="FILE", help="with --camera: table calibration")
+    run.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="with --camera: table calibration (default $GUANDAN_CALIBRATION; without one the "
+        "pipeline calibrates from the corner markers in the frames)",
+    )
     run.add_argument(
         "--detector",
         default="auto",
@@ -58,7 +81,30 @@ def register_run(verbs: Any) -> None:
         "--speed",
         type=float,
         default=1.0,
-        help="file/simulation pacing: 1 = real time, 10 = ten times faster, 0 = no waiting",
+        help="file/simulation pacing: 1 = real time, 10 = ten times faster, 0 = no waiting "
+        "(ignored for a live camera: it runs in real time)",
+    )
+    run.add_argument(
+        "--footage",
+        metavar="DIR",
+        help="live camera: folder for the recorded footage (segmented MJPG .avi files and "
+        "segments.jsonl; default DB-footage beside --db, e.g. kiosk-footage/); 'off' records "
+        "nothing",
+    )
+    run.add_argument(
+        "--footage-segment",
+        type=float,
+        default=10.0,
+        metavar="MIN",
+        help="live camera: minutes per footage file (default 10)",
+    )
+    run.add_argument(
+        "--footage-reserve",
+        type=float,
+        default=1024.0,
+        metavar="MB",
+        help="live camera: stop recording footage (alarm; the event log goes on) when less than "
+        "this is free on its disk (default 1024)",
     )
     run.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     run.add_argument("--port", type=int, default=8710, help="port (default 8710)")
@@ -89,11 +135,61 @@ def make_source(args: argparse.Namespace, profile: Any) -> Any:
         return JsonlSource(args.observations, speed=args.speed)
     if args.simulate is not None:
         return SimSource(profile, seed=args.simulate, speed=args.speed, table=args.table)
-    if args.camera:
-        return VideoSource(
-            args.camera, calibration=args.calibration, speed=args.speed, detector=args.detector
-        )
+    # the Pi service (hardware/pi/guandan-kiosk.service) sets these instead of options
+    camera = args.camera or os.environ.get(ENV_CAMERA) or None
+    if camera:
+        calibration = args.calibration
+        if calibration is None and os.environ.get(ENV_CALIBRATION):
+            calibration = os.environ[ENV_CALIBRATION]
+            if not Path(calibration).is_file():
+                raise ValueError(
+                    f"${ENV_CALIBRATION}={calibration}: file not found; write it with `guandan "
+                    "table calibrate --camera SPEC --out FILE`, or unset it"
+                )
+        from hardware.camera import CameraError
+        from kiosk.table.sources import LiveSource, is_live_spec
+
+        try:
+            live = is_live_spec(camera)
+        except CameraError as exc:
+            raise CameraError(f"--camera {camera}: {exc}") from None
+        if not live:
+            return VideoSource(
+                camera, calibration=calibration, speed=args.speed, detector=args.detector
+            )
+        footage = make_footage(args)
+        if args.speed != 1.0:
+            print("guandan table run: note: --speed is ignored for a live camera", file=sys.stderr)
+        return LiveSource(camera, calibration=calibration, detector=args.detector, footage=footage)
     return None
+
+
+def footage_folder(args: argparse.Namespace) -> Path | None:
+    """Where a live camera's footage goes: --footage, or ``<db stem>-footage`` beside --db."""
+    choice = getattr(args, "footage", None)
+    if choice is not None and choice.lower() == "off":
+        return None
+    if choice:
+        return Path(choice)
+    db = Path(args.db)
+    return db.with_name(f"{db.stem}-footage")
+
+
+def make_footage(args: argparse.Namespace) -> Any:
+    from kiosk.table.footage import FootageRecorder
+
+    folder = footage_folder(args)
+    if folder is None:
+        return None
+    minutes = float(getattr(args, "footage_segment", 10.0))
+    if not 0 < minutes <= 24 * 60:
+        raise ValueError(f"--footage-segment {minutes:g}: give minutes, more than 0 up to 1440")
+    return FootageRecorder(
+        folder,
+        table=args.table,
+        segment_s=minutes * 60.0,
+        reserve_mb=float(getattr(args, "footage_reserve", 1024.0)),
+    )
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -104,18 +200,24 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--port {args.port}: give a port 1..65535")
     profile = load_profile(args.profile)
     source = make_source(args, profile)
-    kiosk = build_kiosk(
-        db=args.db,
-        table=args.table,
-        profile=profile.name,
-        source=source,
-        scoreboard=args.scoreboard,
-        token=args.token,
-        pin=args.pin,
-        overlay_delay=args.overlay_delay,
-        tournament=args.tournament,
-        max_backoff=args.max_backoff,
-    )
+    try:
+        kiosk = build_kiosk(
+            db=args.db,
+            table=args.table,
+            profile=profile.name,
+            source=source,
+            scoreboard=args.scoreboard,
+            token=args.token,
+            pin=args.pin,
+            overlay_delay=args.overlay_delay,
+            tournament=args.tournament,
+            max_backoff=args.max_backoff,
+        )
+    except BaseException:
+        close = getattr(source, "close", None)
+        if callable(close):  # a live camera opened for nothing: let it go
+            close()
+        raise
     buttons = attach_buttons(kiosk, args.buttons) if args.buttons else None
     print_banner(kiosk, args.host, args.port)
     try:

@@ -154,6 +154,14 @@ class TableWorker:
 
     def start(self) -> None:
         self.rebuild()
+        attach = getattr(self.source, "attach", None)
+        if callable(attach):  # a live camera: its alarms, notes and the session time to go on from
+            attach(
+                alarm=self.set_alarm,
+                note=self._camera_note,
+                start_t=self._last_t,
+                paused=lambda: "disk" in self.alarms,
+            )
         t = threading.Thread(target=self._run, name="table-worker", daemon=True)
         t.start()
         self._threads.append(t)
@@ -305,6 +313,10 @@ class TableWorker:
             raise ActionError(f"disk full: {exc}") from None
         self._publish()
 
+    def _camera_note(self, body: dict[str, Any]) -> None:
+        """A live camera's outage, in the log's notes (kind ``camera``) for dispute review."""
+        self.store.note("camera", body)
+
     # ------------------------------------------------------------------ alarms
     def _alarm(self, kind: str, en: str, zh: str) -> None:
         if kind not in self.alarms:
@@ -338,6 +350,8 @@ class TableWorker:
         if self.extra is not None:
             snap.update(self.extra())
         snap["now_t"] = round(self.clock(), 3)
+        status = getattr(self.source, "status", None)
+        snap["camera"] = status() if callable(status) else None
         return snap
 
     def wait_change(self, version: int, timeout: float) -> int:
