@@ -13,6 +13,12 @@ pixels each frame. The camera is checked against the corner markers every ``watc
 frames (``vision.table.CameraWatch``: a moved camera is recalibrated, covered markers only
 warned about).
 
+A pipeline started while cards lie on the table (the kiosk restarted mid-trick) is told what
+lies there first (:meth:`TablePipeline.resume` with a ``vision.track.TableState``, which the
+kiosk folds from its event log): the tracker starts with those cards committed, so seeing them
+again is no new ``played``, cards added on top still are, and clearing the table is still a
+``trick_cleared``.
+
 Detectors: ``vision.Detector`` (models/card-corners.onnx + card-classes.onnx) or
 :class:`OracleDetector`, which serves the labels vision/synth/video.py wrote beside a rendered
 video (``<video>.oracle.jsonl.gz``): what a perfect detector would see, so the tracker and the
@@ -27,6 +33,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +43,7 @@ import numpy as np
 
 from engine.observations import Observation
 from vision.table import CENTRE, SEATS, Calibration, CameraWatch, TableError, calibrate
-from vision.track import LAMPS, Interpreter, Tracker, lamp_positions
+from vision.track import LAMPS, Interpreter, TableState, Tracker, lamp_positions
 
 __all__ = [
     "Det",
@@ -121,7 +128,8 @@ def resolve_detector(detector: Any, video: str | Path | None = None) -> Any:
     if detector == "model":
         from vision.detector import Detector
 
-        return Detector()
+        # one pass: the kiosk camera sees cards 50-90 px wide, inside the trained range
+        return Detector(pyramid=(1.0,))
     if detector == "oracle":
         if oracle_path is None:
             raise PipelineError("the oracle detector needs the video path")
@@ -132,7 +140,7 @@ def resolve_detector(detector: Any, video: str | Path | None = None) -> Any:
             return OracleDetector(p)
         from vision.detector import Detector
 
-        return Detector(p)
+        return Detector(p, pyramid=(1.0,))
     return detector
 
 
@@ -223,6 +231,7 @@ class TablePipeline:
         self._size: tuple[int, int] | None = None
         self.last_roi: tuple[int, int, int, int] | None = None
         self.t = 0.0
+        self._resume: TableState | None = None
 
     # ---------------------------------------------------------------- calibration
     def _setup(self, cal: Calibration, image: np.ndarray) -> None:
@@ -232,6 +241,8 @@ class TablePipeline:
         self.calibration = cal
         if self.tracker is None:
             self.tracker = Tracker(cal, **self.tracker_options)
+            if self._resume is not None:
+                self._seed(self.tracker, self._resume)
         else:
             self.tracker.calibration = cal
         self.watch = CameraWatch(cal)
@@ -305,6 +316,32 @@ class TablePipeline:
         self._setup(cal, image)
         self.report.calibration = f"from the video at t={t:.2f}s"
         return True
+
+    # ---------------------------------------------------------------- resuming
+    def resume(self, state: TableState | Mapping[str, Iterable[Any]]) -> None:
+        """Go on from a table that is not empty: ``state`` (a ``vision.track.TableState``, or
+        just region -> cards, e.g. ``{"S": ["S3", "H3"], "E": ["D4"]}``) is what the
+        observations so far say lies there (``vision.track.table_state``). Call it before the
+        first frame; the tracker is seeded when the calibration makes it (or at once)."""
+        if not isinstance(state, TableState):
+            state = TableState.of(state)
+        self._resume = state
+        self.interpreter.resume(state)
+        for lamp, on in state.lamps.items():
+            if lamp in self._lamp_on:
+                self._lamp_on[lamp] = on
+        if self.tracker is not None:
+            self._seed(self.tracker, state)
+
+    def _seed(self, tracker: Tracker, state: TableState) -> None:
+        known = set(tracker.committed)
+        dropped = sorted(r for r in state.on_table if r not in known)
+        if dropped:
+            self.report.warnings.append(
+                f"resuming: regions {dropped} are not in this calibration; their cards are "
+                "not carried over"
+            )
+        tracker.seed({r: cs for r, cs in state.on_table.items() if r in known})
 
     # ---------------------------------------------------------------- per frame
     def reset(self) -> None:

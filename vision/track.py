@@ -58,8 +58,10 @@ __all__ = [
     "CardBox",
     "SeenCard",
     "Change",
+    "TableState",
     "Tracker",
     "Interpreter",
+    "table_state",
     "lamp_positions",
     "region_zone",
 ]
@@ -145,6 +147,86 @@ class Change:
 
 def _counter_tuple(c: Mapping[str, int]) -> tuple[str, ...]:
     return tuple(sorted(k for k, n in c.items() for _ in range(n)))
+
+
+@dataclass(frozen=True)
+class TableState:
+    """What lies on the table, and what the interpreter must remember, at some moment of a
+    session: where a pipeline started afresh (a kiosk restarted mid-trick) goes on from, so the
+    cards it sees again are no new observations (:meth:`Tracker.seed`,
+    :meth:`Interpreter.resume`, ``vision.pipeline.TablePipeline.resume``).
+    :func:`table_state` folds it from the observations made so far.
+
+    ``on_table``: region -> card labels (``N`` ... play zones, ``N.band`` ..., ``centre.N``
+    ..., ``outside``; see :class:`Tracker`). ``tributes``: receiver -> payer of this deal's
+    tributes; ``returned``: the seats that have returned a card. ``lamps``: lamp -> state of
+    the lamps that may still be lit from the last observation (a pass): still lit when the
+    pipeline starts, they are not a new press."""
+
+    on_table: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    tributes: Mapping[str, str] = field(default_factory=dict)
+    returned: frozenset[str] = frozenset()
+    lamps: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, on_table: Mapping[str, Iterable[Any]]) -> TableState:
+        """Cards on the table only (``Card`` objects or labels)."""
+        return cls(on_table={r: tuple(sorted(str(c) for c in cs)) for r, cs in on_table.items()})
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "on_table": {r: list(cs) for r, cs in self.on_table.items()},
+            "tributes": dict(self.tributes),
+            "returned": sorted(self.returned),
+            "lamps": dict(self.lamps),
+        }
+
+
+def table_state(observations: Iterable[Observation]) -> TableState:
+    """Fold observations of the table (in order, as :class:`Interpreter` made them) into what
+    lies there now: a ``deal_start`` begins afresh (the table is empty when cards are dealt);
+    ``played`` cards lie in the seat's play zone until ``trick_cleared`` empties the four play
+    zones; ``exposed`` cards lie in the seat's band (no seat: ``outside``); a ``tribute`` or
+    ``tribute_return`` card lies on the receiver's side of the centre (``to``). Cards taken
+    away without an observation (an exposed card picked up, a tribute taken into the hand) may
+    be listed although gone: a pipeline seeded with them sees them go, which is no observation.
+    A ``pass`` as the last observation leaves that seat's lamp possibly lit."""
+    zones: dict[str, Counter[str]] = {}
+    tributes: dict[str, str] = {}
+    returned: set[str] = set()
+    last: Observation | None = None
+    for o in observations:
+        last = o
+        ty = o.type
+        cards = [str(c) for c in o.cards]
+        if ty == "deal_start":
+            zones.clear()
+            tributes.clear()
+            returned.clear()
+        elif ty == "trick_cleared":
+            for s in SEATS:
+                zones.pop(s, None)
+        elif ty == "played" and o.seat in SEATS:
+            zones.setdefault(o.seat, Counter()).update(cards)
+        elif ty == "exposed":
+            region = f"{o.seat}.band" if o.seat in SEATS else OUTSIDE
+            zones.setdefault(region, Counter()).update(cards)
+        elif ty in ("tribute", "tribute_return") and o.seat in SEATS:
+            if o.to in SEATS:
+                zones.setdefault(f"centre.{o.to}", Counter()).update(cards)
+                if ty == "tribute":
+                    tributes[o.to] = o.seat
+            if ty == "tribute_return":
+                returned.add(o.seat)
+    lamps: dict[str, str] = {}
+    if last is not None and last.type == "pass" and last.seat in SEATS:
+        lamps[last.seat] = "pass"
+    return TableState(
+        on_table={r: _counter_tuple(c) for r, c in zones.items() if c},
+        tributes=tributes,
+        returned=frozenset(returned),
+        lamps=lamps,
+    )
 
 
 def _best_pairs(n: int, ok: Mapping[tuple[int, int], float]) -> list[tuple[int, int]]:
@@ -338,6 +420,22 @@ class Tracker:
                 changes.append(Change(t, r, added, removed, key))
         return changes
 
+    def seed(self, on_table: Mapping[str, Iterable[Any]]) -> None:
+        """Start from what is known to lie on the table (a restart: see :class:`TableState`):
+        every region's committed contents become those given (regions not named: empty), as if
+        seen and confirmed, so seeing them again changes nothing, cards added to them are added
+        and their removal is a removal. Unknown regions raise ``ValueError``."""
+        unknown = sorted(set(on_table) - set(self.committed))
+        if unknown:
+            raise ValueError(
+                f"Tracker.seed: unknown regions {unknown} (have {list(self.committed)})"
+            )
+        for r in self.committed:
+            self.committed[r] = Counter(str(c) for c in on_table.get(r, ()))
+            self._history[r] = []
+            self._candidate.pop(r, None)
+            self._last_t.pop(r, None)
+
     def pending(self, zones: Iterable[str] | None = None) -> bool:
         """True while some region (of ``zones``) sees something other than what it committed,
         or has not yet confirmed it: the caller should keep detecting there."""
@@ -383,6 +481,15 @@ class Interpreter:
     _tributes: dict[str, str] = field(default_factory=dict)  # receiver -> payer
     _returned: set[str] = field(default_factory=set)
     _play: dict[str, tuple[str, ...]] = field(default_factory=lambda: {s: () for s in SEATS})
+
+    def resume(self, state: TableState) -> None:
+        """Go on from ``state`` (see :class:`TableState`): the seats' play zones as they lie (so
+        emptying them is a ``trick_cleared``), this deal's tributes and returns (so the next
+        card across the centre is told apart), and the lamps that may still be lit."""
+        self._play = {s: tuple(sorted(state.on_table.get(s, ()))) for s in SEATS}
+        self._tributes = dict(state.tributes)
+        self._returned = set(state.returned)
+        self._lamps = {**self._lamps, **state.lamps}
 
     # ---------------------------------------------------------------- lamps
     def lamps(self, t: float, states: Mapping[str, str | None]) -> list[Observation]:

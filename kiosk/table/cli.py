@@ -4,6 +4,11 @@ guandan table run [--camera SPEC | --observations FILE | --simulate SEED]
                   [--scoreboard URL --token T] [--db PATH] [--pin PIN] [--table ID]
                   [--profile P] [--speed X] [--host H] [--port P] [--overlay-delay S]
                   [--footage DIR|off] [--footage-segment MIN] [--footage-reserve MB]
+                  [--buttons SPEC]
+
+Without a source option the camera is ``$GUANDAN_CAMERA`` (and the calibration
+``$GUANDAN_CALIBRATION``); without ``--buttons`` the seat pass buttons are ``$GUANDAN_BUTTONS``
+(hardware/buttons.py specs; the Pi service file sets all three).
 
 ``--camera file:VIDEO`` replays a recording (kiosk.table.sources.VideoSource, paced by
 ``--speed``); any other camera spec (``device:N``, ``picamera2[:N]``, ``synthetic[:table]``,
@@ -21,9 +26,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-#: defaults of --camera (when no source option is given) and --calibration
+#: defaults of --camera (when no source option is given), --calibration and --buttons
 ENV_CAMERA = "GUANDAN_CAMERA"
 ENV_CALIBRATION = "GUANDAN_CALIBRATION"
+ENV_BUTTONS = "GUANDAN_BUTTONS"  # hardware.buttons.ENV_VAR
 
 
 def register_run(verbs: Any) -> None:
@@ -111,7 +117,12 @@ def register_run(verbs: Any) -> None:
     run.add_argument(
         "--overlay-delay", type=float, default=0.0, metavar="S", help="overlay data delay (s)"
     )
-    run.add_argument("--buttons", metavar="SPEC", help="seat pass buttons: gpiozero[:N=17,...]")
+    run.add_argument(
+        "--buttons",
+        metavar="SPEC",
+        help="seat pass buttons (a press is a pass): gpiozero[:N=17,E=27,S=22,W=23] (BCM pins) "
+        "or mock; default $GUANDAN_BUTTONS, else none",
+    )
     run.add_argument(
         "--max-backoff",
         type=float,
@@ -164,6 +175,26 @@ def make_source(args: argparse.Namespace, profile: Any) -> Any:
     return None
 
 
+def open_seat_buttons(args: argparse.Namespace) -> Any:
+    """The seat pass buttons of --buttons, else of $GUANDAN_BUTTONS (the Pi service sets it),
+    else None. A bad spec or unusable GPIO is a ``ButtonError`` (a ValueError: exit 2) naming
+    where the spec came from."""
+    spec = getattr(args, "buttons", None)
+    where = "--buttons"
+    if not spec:
+        spec = os.environ.get(ENV_BUTTONS, "").strip() or None
+        where = f"${ENV_BUTTONS}"
+    if not spec:
+        return None
+    from hardware.buttons import ButtonError, open_buttons
+
+    try:
+        return open_buttons(spec)
+    except ButtonError as exc:
+        hint = "" if where == "--buttons" else " (fix it or unset it)"
+        raise ButtonError(f"{where}={spec}: {exc}{hint}") from None
+
+
 def footage_folder(args: argparse.Namespace) -> Path | None:
     """Where a live camera's footage goes: --footage, or ``<db stem>-footage`` beside --db."""
     choice = getattr(args, "footage", None)
@@ -199,7 +230,13 @@ def _run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise ValueError(f"--port {args.port}: give a port 1..65535")
     profile = load_profile(args.profile)
-    source = make_source(args, profile)
+    buttons = open_seat_buttons(args)  # before the camera and the log: a bad spec stops here
+    try:
+        source = make_source(args, profile)
+    except BaseException:
+        if buttons is not None:
+            buttons.close()
+        raise
     try:
         kiosk = build_kiosk(
             db=args.db,
@@ -217,9 +254,14 @@ def _run(args: argparse.Namespace) -> int:
         close = getattr(source, "close", None)
         if callable(close):  # a live camera opened for nothing: let it go
             close()
+        if buttons is not None:
+            buttons.close()
         raise
-    buttons = attach_buttons(kiosk, args.buttons) if args.buttons else None
+    if buttons is not None:
+        attach_buttons(kiosk, buttons)
     print_banner(kiosk, args.host, args.port)
+    if buttons is not None:
+        print(f"seat buttons: {buttons.spec}", flush=True)
     try:
         serve(kiosk, args.host, args.port, args.log_level)
     finally:

@@ -76,11 +76,12 @@ def build_kiosk(
     )
 
 
-def attach_buttons(kiosk: Kiosk, spec: str) -> Any:
-    """Seat pass buttons (hardware/buttons.py): a press is a ``pass`` observation."""
+def attach_buttons(kiosk: Kiosk, spec: Any) -> Any:
+    """Seat pass buttons (hardware/buttons.py; a spec or opened buttons): a press is a
+    ``pass`` observation."""
     from hardware.buttons import open_buttons
 
-    buttons = open_buttons(spec)
+    buttons = open_buttons(spec) if isinstance(spec, str) else spec
 
     def pressed(press: Any) -> None:
         if not getattr(press, "accepted", True):

@@ -304,7 +304,10 @@ class LiveSource:
 
     Timestamps come from the frames (monotonic wall clock or sensor time, by backend), mapped
     onto the session clock, which continues from the log's last ``t`` after a restart
-    (``attach``). The pipeline's frame index counts the frames processed.
+    (``attach``). The pipeline's frame index counts the frames processed. A kiosk restarted
+    mid-trick sees cards already recorded lying in the play zones: the worker tells the source
+    what the log says lies there (``resume``, a ``vision.track.TableState``) and the pipeline
+    starts from it (``TablePipeline.resume``), so they are not reported again.
 
     A camera that stops delivering (read errors, end of stream, no frame for ``stall_s``)
     raises the ``camera`` alarm and a ``camera`` note in the log (``lost``, then ``restored``
@@ -388,6 +391,7 @@ class LiveSource:
         self.last_error: str | None = None
         self.last_frame_at: float | None = None
         self._pipe: Any = None
+        self._resume: Any = None
 
         try:
             camera = self._opener(spec)
@@ -439,6 +443,11 @@ class LiveSource:
             self.footage.alarm = alarm
             self.footage.paused = paused
 
+    def resume(self, state: Any) -> None:
+        """What lies on the table already (a ``vision.track.TableState`` folded from the log;
+        called by the worker before it starts reading): the pipeline starts from it."""
+        self._resume = state
+
     def clock(self) -> float | None:
         return self._base + (time.monotonic() - self._mono0)
 
@@ -454,6 +463,8 @@ class LiveSource:
         from vision.pipeline import TablePipeline
 
         pipe = TablePipeline(self.detector, self.calibration, report=self.report, **self.options)
+        if self._resume is not None:
+            pipe.resume(self._resume)
         self._pipe = pipe
         try:
             while not stop.is_set():

@@ -8,7 +8,10 @@ transaction (kiosk/table/store.py); the screen state is a fold over the logged e
 
 On start the referee is rebuilt by replaying the logged observations (the same events come out:
 ids are UUID5s of table and seq) and the source resumes after the last logged source
-observation. A full disk stops recording: nothing half-written, the log kept, an alarm on the
+observation. A source that sees the table anew (a live camera: ``resume``) is first told what
+the log says lies on it (:meth:`TableWorker.table_state`: the cards played since the last
+``trick_cleared``, exposed cards, this deal's tributes), so cards already recorded are not
+reported again. A full disk stops recording: nothing half-written, the log kept, an alarm on the
 screen; the worker retries the same observation every ``retry_s`` seconds and carries on once
 there is room.
 """
@@ -152,8 +155,24 @@ class TableWorker:
         self.replayed = len(logged)
         self._publish()
 
+    def table_state(self) -> Any:
+        """What the log says lies on the table now (``vision.track.TableState``): the fold of
+        the logged source observations (what the camera reported) since the current deal
+        started (a referee's ``deal_start`` counts too). Corrections change the record, not the
+        cards lying there, so they are left out."""
+        from vision.track import table_state
+
+        return table_state(
+            lo.obs
+            for lo in self.store.observations()
+            if lo.origin == "source" or lo.obs.type == "deal_start"
+        )
+
     def start(self) -> None:
         self.rebuild()
+        resume = getattr(self.source, "resume", None)
+        if callable(resume):  # a camera seeing the table anew: what is already recorded there
+            resume(self.table_state())
         attach = getattr(self.source, "attach", None)
         if callable(attach):  # a live camera: its alarms, notes and the session time to go on from
             attach(

@@ -10,11 +10,18 @@ camera (monotonic seconds since opened). ``fail_after=N``: once N frames have be
 this process, the next read raises (an unplugged camera, once); ``down=K``: then the next K
 opens fail. Reopened, it goes on from the frame where it stopped (the table waited), so the
 game's frame numbers - and the oracle labels beside the video - stay in step.
+``state=FILE``: the count of frames served is kept in FILE too, so a camera opened by another
+process (the kiosk killed and started again) goes on from the frame where the last one stopped;
+the restarted kiosk's frame index starts at 0 there (``shifted_oracle`` writes labels to match).
 """
 
 from __future__ import annotations
 
+import gzip
+import json
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -27,10 +34,22 @@ STATE: dict[str, dict[str, Any]] = {}
 
 
 class ReplayLiveCamera(BaseCamera):
-    def __init__(self, spec: str, path: str, *, fail_after: int | None, down: int) -> None:
+    def __init__(
+        self,
+        spec: str,
+        path: str,
+        *,
+        fail_after: int | None,
+        down: int,
+        state_file: str | None = None,
+    ) -> None:
         super().__init__()
         self.spec = spec
         state = STATE.setdefault(spec, {"served": 0, "refused": 0, "failed": False})
+        self._state_file = Path(state_file) if state_file else None
+        if self._state_file is not None and self._state_file.exists():
+            served = json.loads(self._state_file.read_text())["served"]
+            state["served"] = max(state["served"], int(served))
         if state["failed"] and state["refused"] < down:
             state["refused"] += 1
             raise CameraError(f"camera {spec} is unplugged (test: open {state['refused']})")
@@ -71,6 +90,10 @@ class ReplayLiveCamera(BaseCamera):
             return None
         self._n += 1
         st["served"] += 1
+        if self._state_file is not None:
+            tmp = self._state_file.with_name(self._state_file.name + ".tmp")
+            tmp.write_text(json.dumps({"served": st["served"]}))
+            os.replace(tmp, self._state_file)
         return Frame(time.monotonic() - self._t0, np.asarray(image, np.uint8))
 
     def _close(self) -> None:
@@ -80,8 +103,21 @@ class ReplayLiveCamera(BaseCamera):
 def _open_replay(spec: str, arg: str, opts: Any, **kwargs: Any) -> ReplayLiveCamera:
     fail_after = opts.get_int("fail_after")
     down = opts.get_int("down") or 0
+    state_file = opts._take("state")
     opts.done()
-    return ReplayLiveCamera(spec, arg, fail_after=fail_after, down=down)
+    return ReplayLiveCamera(spec, arg, fail_after=fail_after, down=down, state_file=state_file)
+
+
+def shifted_oracle(oracle: Path, start: int, out: Path) -> Path:
+    """The oracle labels of a camera that starts at frame ``start`` of the video: frame
+    ``start + i`` becomes ``i`` (a restarted kiosk counts its frames from 0)."""
+    with gzip.open(oracle, "rt", encoding="utf-8") as src, gzip.open(out, "wt") as dst:
+        for line in src:
+            row = json.loads(line)
+            if int(row["i"]) >= start:
+                row["i"] = int(row["i"]) - start
+                dst.write(json.dumps(row) + "\n")
+    return out
 
 
 register_backend("replay", _open_replay)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -77,3 +78,55 @@ def test_table_run_refuses_another_tables_log(tmp_path: Path) -> None:
         "--table", "t1", "--pin", "1234", timeout=60,
     )  # fmt: skip
     assert out.returncode == 2 and "log of table 't9'" in out.stderr
+
+
+def test_table_run_takes_the_seat_buttons_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hardware/pi/guandan-kiosk.service sets $GUANDAN_BUTTONS for a bare `guandan table run`."""
+    import argparse
+
+    from hardware.buttons import ButtonError, MockButtons
+    from kiosk.table.cli import open_seat_buttons
+
+    monkeypatch.delenv("GUANDAN_BUTTONS", raising=False)
+    assert open_seat_buttons(argparse.Namespace(buttons=None)) is None
+    monkeypatch.setenv("GUANDAN_BUTTONS", " ")
+    assert open_seat_buttons(argparse.Namespace(buttons=None)) is None
+    monkeypatch.setenv("GUANDAN_BUTTONS", "mock")
+    assert isinstance(open_seat_buttons(argparse.Namespace(buttons=None)), MockButtons)
+    # --buttons wins over the environment
+    monkeypatch.setenv("GUANDAN_BUTTONS", "gpiozero:N=x")
+    assert isinstance(open_seat_buttons(argparse.Namespace(buttons="mock")), MockButtons)
+    with pytest.raises(ButtonError, match=r"^\$GUANDAN_BUTTONS=gpiozero:N=x: .*SEAT=PIN"):
+        open_seat_buttons(argparse.Namespace(buttons=None))
+    with pytest.raises(ButtonError, match=r"^--buttons=nosuch: unknown buttons"):
+        open_seat_buttons(argparse.Namespace(buttons="nosuch"))
+
+    # the command: a bad spec in the environment is one line, exit 2, nothing written
+    from .helpers import free_port
+
+    base = [
+        sys.executable, "-m", "kiosk", "table", "run", "--db", str(tmp_path / "k.db"),
+        "--pin", "1234", "--simulate", "1", "--port", str(free_port()),
+    ]  # fmt: skip
+    env = dict(os.environ, GUANDAN_BUTTONS="gpiozero:N=17,E=17")
+    out = subprocess.run(base, cwd=REPO, capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 2, out.stdout + out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "$GUANDAN_BUTTONS=gpiozero:N=17,E=17: " in lines[0], lines
+    assert "share GPIO pin 17" in lines[0] and "unset it" in lines[0]
+    assert not (tmp_path / "k.db").exists()
+
+    # a good one is opened and attached (the banner says which)
+    from tests.helpers_server import ServerProcess
+
+    kiosk = ServerProcess(
+        base[3:], int(base[-1]), tmp_path / "k.log", env={"GUANDAN_BUTTONS": "mock"}
+    )
+    kiosk.start()
+    try:
+        assert kiosk.healthy()
+    finally:
+        kiosk.stop()
+    assert "seat buttons: mock" in kiosk.log_tail()
