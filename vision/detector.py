@@ -4,7 +4,9 @@ Two shipped models (models/README.md): a one-class detector that finds every vis
 (rank + suit) and a classifier that names the card from a square crop around each corner. A
 frame is shrunk so its long side is at most ``max_side`` (never enlarged), cut into overlapping
 tiles when it is still larger than ``tile``, and each tile goes through the detector at its own
-size (rounded up to a multiple of 32). Boxes are in pixels of the input image.
+size (rounded up to a multiple of 32). The detector was trained on cards about 30-130 px wide, so
+by default a second, half-size pass finds cards too large for the first (a close-up photo: cards
+200+ px wide); the passes are merged by NMS. Boxes are in pixels of the input image.
 """
 
 from __future__ import annotations
@@ -139,6 +141,7 @@ class Detector:
         max_side: int = 960,
         tile: int = 1024,
         threads: int = 2,
+        pyramid: Sequence[float] = (1.0, 0.5),
     ) -> None:
         self.model_path = Path(model) if model else DEFAULT_MODEL
         self.det, self.det_meta = _session(self.model_path, "detector", threads)
@@ -149,8 +152,14 @@ class Detector:
         self.classifier_path = cls_path
         self.class_names: list[str] = json.loads(self.cls_meta["class_names"])
         self.crop_size = int(self.cls_meta.get("crop_size", CROP_SIZE))
+        self.cls_size = int(json.loads(self.cls_meta.get("input_size", "[40, 40]"))[0])
         self.conf, self.iou = conf, iou
         self.max_side, self.tile = max_side, tile
+        if not pyramid or any(not 0.05 <= f <= 1.0 for f in pyramid):
+            raise ValueError(f"pyramid {tuple(pyramid)}: scale factors in 0.05..1 expected")
+        #: relative scales of the detector passes (1.0: the working size); a pass whose image
+        #: would have a long side under 160 px is skipped
+        self.pyramid = tuple(float(f) for f in pyramid)
         self.det_input = self.det.get_inputs()[0].name
         self.cls_input = self.cls.get_inputs()[0].name
         shape = self.det.get_inputs()[0].shape
@@ -188,20 +197,26 @@ class Detector:
     def corners(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """All corner boxes in input-image pixels after scaling, tiling and NMS."""
         h, w = image.shape[:2]
-        s = min(1.0, self.max_side / max(h, w))
-        work = (
-            image if s == 1.0 else cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-        )
-        wh, ww = work.shape[:2]
+        base = min(1.0, self.max_side / max(h, w))
         all_boxes, all_scores = [], []
-        overlap = 96
-        for y0 in _tiles(wh, self.tile, overlap):
-            for x0 in _tiles(ww, self.tile, overlap):
-                part = work[y0 : y0 + self.tile, x0 : x0 + self.tile]
-                b, sc = self._run_det(part)
-                all_boxes.append(b + [x0, y0, x0, y0])
-                all_scores.append(sc)
-        boxes = np.concatenate(all_boxes) / s
+        for k, f in enumerate(self.pyramid):
+            s = base * f
+            if k > 0 and max(h, w) * s < 160:
+                continue
+            work = (
+                image
+                if s == 1.0
+                else cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+            )
+            wh, ww = work.shape[:2]
+            overlap = 96
+            for y0 in _tiles(wh, self.tile, overlap):
+                for x0 in _tiles(ww, self.tile, overlap):
+                    part = work[y0 : y0 + self.tile, x0 : x0 + self.tile]
+                    b, sc = self._run_det(part)
+                    all_boxes.append((b + [x0, y0, x0, y0]) / s)
+                    all_scores.append(sc)
+        boxes = np.concatenate(all_boxes)
         scores = np.concatenate(all_scores)
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
@@ -214,7 +229,9 @@ class Detector:
         if len(boxes) == 0:
             return np.zeros((0, len(self.class_names)), np.float32)
         crops = np.stack([crop_square(image, b, self.crop_size) for b in boxes])
-        probs: np.ndarray = self.cls.run(None, {self.cls_input: classifier_input(crops)})[0]
+        probs: np.ndarray = self.cls.run(
+            None, {self.cls_input: classifier_input(crops, self.cls_size)}
+        )[0]
         return probs
 
     def detect(self, image: np.ndarray) -> list[Detection]:

@@ -30,6 +30,12 @@ def register(subparsers: Any) -> None:
     d.add_argument(
         "--tile", type=int, default=1024, help="tile size for large frames (default 1024)"
     )
+    d.add_argument(
+        "--pyramid",
+        default="1,0.5",
+        help="detector passes as scale factors of the working size, merged by NMS (default "
+        "1,0.5: the half-size pass finds cards too large for the first, as in close-ups)",
+    )
     d.set_defaults(handler=_detect)
 
 
@@ -40,8 +46,19 @@ def _detect(args: argparse.Namespace) -> int:
         raise ValueError(f"--conf {args.conf}: must lie between 0 and 1")
     if args.max_side < 32 or args.tile < 64:
         raise ValueError("--max-side must be >= 32 and --tile >= 64")
+    try:
+        pyramid = tuple(float(f) for f in args.pyramid.split(","))
+    except ValueError:
+        raise ValueError(
+            f"--pyramid {args.pyramid!r}: give scale factors separated by commas, e.g. 1,0.5"
+        ) from None
     det = Detector(
-        args.model, args.classifier, conf=args.conf, max_side=args.max_side, tile=args.tile
+        args.model,
+        args.classifier,
+        conf=args.conf,
+        max_side=args.max_side,
+        tile=args.tile,
+        pyramid=pyramid,
     )
     failed = 0
     for path in args.images:

@@ -66,3 +66,5 @@ def test_model_not_ours(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 def test_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["vision", "detect", str(SAMPLE), "--conf", "1.5"]) == 2
     assert "--conf" in capsys.readouterr().err
+    assert main(["vision", "detect", str(SAMPLE), "--pyramid", "1,half"]) == 2
+    assert "--pyramid" in capsys.readouterr().err

@@ -102,7 +102,7 @@ def test_finds_corners_and_cards_on_held_out_deck_samples(det: Detector) -> None
 def test_boxes_are_in_input_pixels_when_padded(det: Detector) -> None:
     """The same content 64 px further right and down gives the same boxes, 64 px further."""
     img, _ = _samples()[0]
-    d = Detector(conf=0.1)
+    d = Detector(conf=0.1, pyramid=(1.0,))
     ref, _ = d.corners(img)
     assert len(ref) >= 3
     canvas = np.full((img.shape[0] + 128, img.shape[1] + 128, 3), 114, np.uint8)
@@ -114,7 +114,7 @@ def test_boxes_are_in_input_pixels_when_padded(det: Detector) -> None:
 
 def test_tiling_maps_boxes_back_to_the_large_frame() -> None:
     img, _ = _samples()[0]
-    d = Detector(conf=0.1, max_side=4000, tile=640)
+    d = Detector(conf=0.1, max_side=4000, tile=640, pyramid=(1.0,))
     ref, ref_scores = d.corners(img)
     ref = ref[ref_scores >= 0.2]
     assert len(ref) >= 2
@@ -130,12 +130,36 @@ def test_tiling_maps_boxes_back_to_the_large_frame() -> None:
 def test_scaled_input_gives_boxes_in_its_own_pixels(det: Detector) -> None:
     img, _ = _samples()[0]
     big = cv2.resize(img, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
-    d = Detector(conf=0.1, max_side=416)  # shrinks the big frame back to 416 px
+    d = Detector(conf=0.1, max_side=416, pyramid=(1.0,))  # shrinks the big frame back to 416 px
     ref, _ = d.corners(img)
     got, _ = d.corners(big)
     assert len(ref) >= 3
     hits = [any(_iou(tuple(r * 2), tuple(g)) >= 0.6 for g in got) for r in ref]
     assert np.mean(hits) >= 0.8, hits
+
+
+def test_pyramid_runs_a_half_size_pass_for_large_cards(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Default: a pass at the working size and one at half of it (cards too large for the
+    trained range); a half pass under 160 px is skipped; boxes of every pass are in input pixels."""
+    d = Detector()
+    seen: list[tuple[int, int]] = []
+
+    def fake(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        seen.append(img.shape[:2])
+        h, w = img.shape[:2]  # one box in the middle of whatever the pass sees
+        return np.array([[w / 2 - 10, h / 2 - 10, w / 2 + 10, h / 2 + 10]]), np.array([0.9])
+
+    monkeypatch.setattr(d, "_run_det", fake)
+    boxes, _ = d.corners(np.zeros((720, 1280, 3), np.uint8))
+    assert seen == [(540, 960), (270, 480)]
+    # the two passes' boxes share a centre (640, 360) but differ in size: both kept
+    assert len(boxes) == 2
+    assert np.allclose((boxes[:, 0] + boxes[:, 2]) / 2, 640, atol=2)
+    seen.clear()
+    d.corners(np.zeros((200, 300, 3), np.uint8))
+    assert seen == [(200, 300)]  # the half pass would be 150 px: skipped
+    with pytest.raises(ValueError, match="pyramid"):
+        Detector(pyramid=(1.0, 0.0))
 
 
 def test_no_cards_on_plain_table(det: Detector) -> None:
