@@ -24,14 +24,13 @@ def crop_square(
     )
 
 
-CLS_SIZE = 40  # classifier input side: crops are cut at CROP_SIZE, then shrunk (train == runtime)
+CLS_SIZE = 48  # classifier input side (a model's own size is in its metadata: ``input_size``)
 
 
-def classifier_input(crops: np.ndarray) -> np.ndarray:
-    """uint8 N x CROP_SIZE x CROP_SIZE x 3 (BGR) -> float32 N x 3 x CLS_SIZE x CLS_SIZE, 0..1."""
+def classifier_input(crops: np.ndarray, size: int = CLS_SIZE) -> np.ndarray:
+    """uint8 N x CROP_SIZE x CROP_SIZE x 3 (BGR) -> float32 N x 3 x size x size, 0..1."""
     if len(crops) == 0:
-        return np.zeros((0, 3, CLS_SIZE, CLS_SIZE), np.float32)
-    small = np.stack(
-        [cv2.resize(c, (CLS_SIZE, CLS_SIZE), interpolation=cv2.INTER_AREA) for c in crops]
-    )
-    return small.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        return np.zeros((0, 3, size, size), np.float32)
+    if crops.shape[1:3] != (size, size):
+        crops = np.stack([cv2.resize(c, (size, size), interpolation=cv2.INTER_AREA) for c in crops])
+    return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
