@@ -3,6 +3,7 @@
 Prints one JSON line per figure. The frame is a real-edje webcam photo (960x540) scaled to
 1280x720 when ../shared is there, else a synthetic frame with card-like rectangles.
 Usage: python bench/detector.py [--model models/card-corners.onnx] [--runs 30] [--threads 2]
+       [--max-side 960] [--pyramid 1,0.5]
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--max-side", type=int, default=960)
+    ap.add_argument("--pyramid", default="1,0.5", help="detector passes (vision detect's default)")
     args = ap.parse_args()
-    det = Detector(args.model, threads=args.threads, max_side=args.max_side)
+    pyramid = tuple(float(f) for f in args.pyramid.split(","))
+    det = Detector(args.model, threads=args.threads, max_side=args.max_side, pyramid=pyramid)
     img, source = frame()
     for _ in range(3):
         det.detect(img)
@@ -71,6 +74,7 @@ def main() -> None:
         "source": source,
         "threads": args.threads,
         "max_side": args.max_side,
+        "pyramid": list(pyramid),
         "runs": args.runs,
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "date": time.strftime("%Y-%m-%d"),

@@ -136,7 +136,7 @@ class Detector:
         model: str | Path | None = None,
         classifier: str | Path | None = None,
         *,
-        conf: float = 0.05,
+        conf: float = 0.3,
         iou: float = 0.45,
         max_side: int = 960,
         tile: int = 1024,

@@ -23,7 +23,7 @@ def register(subparsers: Any) -> None:
     d.add_argument(
         "--classifier", help="classifier ONNX (default: card-classes.onnx beside --model)"
     )
-    d.add_argument("--conf", type=float, default=0.05, help="corner score threshold (default 0.05)")
+    d.add_argument("--conf", type=float, default=0.3, help="corner score threshold (default 0.3)")
     d.add_argument(
         "--max-side", type=int, default=960, help="shrink frames to this long side (default 960)"
     )

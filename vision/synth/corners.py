@@ -17,7 +17,7 @@ import numpy as np
 
 from vision.crops import crop_square
 from vision.synth.decks import CARD_NAMES, Deck
-from vision.synth.scenes import _degrade, texture
+from vision.synth.scenes import CARD_W_RANGE, _degrade, texture
 
 NONE_CLASS = len(CARD_NAMES)
 
@@ -43,7 +43,7 @@ def corner_sample(decks: list[Deck], seed: int) -> tuple[np.ndarray, int]:
     deck = decks[int(rng.integers(len(decks)))]
     label = NONE_CLASS if rng.random() < 0.12 else int(rng.integers(len(CARD_NAMES)))
     name = CARD_NAMES[label] if label < NONE_CLASS else CARD_NAMES[int(rng.integers(54))]
-    card_w = float(np.exp(rng.uniform(math.log(26), math.log(150))))
+    card_w = float(np.exp(rng.uniform(math.log(CARD_W_RANGE[0]), math.log(CARD_W_RANGE[1]))))
     src = deck.image(name)
     sh, sw = src.shape[:2]
     pre = max(1.0, sw / (card_w * 1.5))

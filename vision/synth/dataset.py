@@ -18,6 +18,8 @@ from vision.synth.scenes import IGNORE_BELOW, MIN_VISIBLE, render_scene
 
 SEED_BASE = {"train": 1_000_000, "val": 2_000_000}
 BG_CLASS = len(CARD_NAMES)  # classifier class 54 = "not a corner index"
+#: Corner boxes whose long side is below this (scene pixels) give no classifier crops.
+MIN_CROP_SIDE = 12.0
 
 
 def split_decks(root: Path, include: list[str] | None = None) -> dict[str, list[Deck]]:
@@ -76,6 +78,9 @@ def _crops_of(
     (on pips, art, backs and table; never on a labelled or partly covered index)."""
     crops, labels = [], []
     for c in record["corners"]:
+        x1, y1, x2, y2 = c["box"]
+        if max(x2 - x1, y2 - y1) < MIN_CROP_SIDE:
+            continue  # too small to read: would only teach the classifier to guess
         for _ in range(2):
             crops.append(crop_square(image, _jitter(rng, tuple(c["box"]))))
             labels.append(CARD_NAMES.index(c["card"]))

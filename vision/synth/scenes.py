@@ -20,6 +20,10 @@ from vision.synth.decks import CARD_NAMES, Deck
 
 MIN_VISIBLE = 0.7  # fraction of an index box that must stay uncovered to be labelled
 IGNORE_BELOW = 0.25  # between the two: not labelled, and kept out of "background" crops
+#: Card width range in scene pixels (log-uniform). Below ~40 px (at 416) the index glyphs are
+#: 5-6 px tall and unreadable; a kiosk camera 0.7-1.2 m above the table sees cards 50-90 px wide
+#: at the detector's 960 px working size.
+CARD_W_RANGE = (40.0, 170.0)
 
 
 @dataclass
@@ -216,7 +220,7 @@ def render_scene(decks: list[Deck], seed: int, size: int = 416) -> Scene:
     ps = size + 2 * pad
     plane = texture(rng, ps, ps).astype(np.float32)
     owner = np.full((ps, ps), -1, np.int32)
-    card_w = float(np.exp(rng.uniform(math.log(26), math.log(150))))
+    card_w = float(np.exp(rng.uniform(math.log(CARD_W_RANGE[0]), math.log(CARD_W_RANGE[1]))))
     placed = _layout(rng, decks, size, card_w)
 
     index_polys: list[list[np.ndarray]] = []

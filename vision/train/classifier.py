@@ -36,31 +36,37 @@ def _targets(y: Any) -> tuple[Any, Any]:
 
 
 def build_model(n_classes: int = len(CLASS_NAMES)) -> Any:
-    """Small CNN on 3 x 40 x 40 crops; forward gives log-probabilities of the 55 classes."""
+    """CNN on 3 x 48 x 48 crops (0.54 M parameters); forward gives log-probabilities of the 55
+    classes. Full 48 px input: the index glyphs of a 50 px card are only a few pixels tall."""
     import torch
     import torch.nn as nn
 
-    def block(cin: int, cout: int) -> list[nn.Module]:
-        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(True)]
+    def block(cin: int, cout: int, stride: int = 1) -> list[nn.Module]:
+        return [
+            nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(True),
+        ]
 
     class CardNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.features = nn.Sequential(
                 *block(3, 24),
-                nn.MaxPool2d(2),  # 20
-                *block(24, 48),
-                *block(48, 48),
-                nn.MaxPool2d(2),  # 10
-                *block(48, 96),
-                nn.MaxPool2d(2),  # 5
-                *block(96, 128),
+                *block(24, 32, 2),  # 24
+                *block(32, 64),
+                nn.MaxPool2d(2),  # 12
+                *block(64, 96),
+                *block(96, 96),
+                nn.MaxPool2d(2),  # 6
+                *block(96, 160),
+                *block(160, 160),
                 nn.AdaptiveAvgPool2d(1),
                 nn.Flatten(),
                 nn.Dropout(0.1),
             )
-            self.rank = nn.Linear(128, len(RANK_HEAD))
-            self.suit = nn.Linear(128, len(SUIT_HEAD))
+            self.rank = nn.Linear(160, len(RANK_HEAD))
+            self.suit = nn.Linear(160, len(SUIT_HEAD))
 
         def heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             f = self.features(x)
@@ -82,16 +88,39 @@ def build_model(n_classes: int = len(CLASS_NAMES)) -> Any:
 
 
 def _augment(xf: Any, gen: Any) -> Any:
-    """Random quarter turns, brightness and colour gains on a float NCHW batch in [0, 1]."""
-    import torch
+    """Any rotation, +-10 % scale, a small shift (the detector's box is never exact),
+    brightness, contrast and colour gains on a float NCHW batch in [0, 1]."""
+    import math
 
-    k = int(torch.randint(0, 4, (1,), generator=gen))
-    xf = torch.rot90(xf, k, (2, 3))
+    import torch
+    import torch.nn.functional as F
+
     n = xf.shape[0]
-    gain = 1 + 0.25 * (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 2
-    chan = 1 + 0.08 * (torch.rand(n, 3, 1, 1, generator=gen) - 0.5) * 2
-    bias = 0.1 * (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 2
-    return (xf * gain * chan + bias).clamp(0, 1)
+    ang = torch.rand(n, generator=gen) * 2 * math.pi
+    sc = 1 + 0.1 * (torch.rand(n, generator=gen) * 2 - 1)
+    sh = 0.06 * (torch.rand(n, 2, generator=gen) * 2 - 1)
+    cos, sin = torch.cos(ang) * sc, torch.sin(ang) * sc
+    theta = torch.stack(
+        [torch.stack([cos, -sin, sh[:, 0]], 1), torch.stack([sin, cos, sh[:, 1]], 1)], 1
+    )
+    grid = F.affine_grid(theta, list(xf.shape), align_corners=False)
+    # outside the crop: the runtime's grey padding
+    xf = F.grid_sample(xf - 114 / 255, grid, align_corners=False, padding_mode="zeros") + 114 / 255
+    gain = 1 + 0.3 * (torch.rand(n, 1, 1, 1, generator=gen) * 2 - 1)
+    chan = 1 + 0.08 * (torch.rand(n, 3, 1, 1, generator=gen) * 2 - 1)
+    bias = 0.1 * (torch.rand(n, 1, 1, 1, generator=gen) * 2 - 1)
+    mean = xf.mean((1, 2, 3), keepdim=True)
+    return ((xf - mean) * gain * chan + mean + bias).clamp(0, 1)
+
+
+def _lr_at(progress: float, max_lr: float, warmup: float = 0.05) -> float:
+    """Warm-up then cosine decay over the run's progress (0..1, by time or by steps)."""
+    import math
+
+    if progress < warmup:
+        return max_lr * (0.1 + 0.9 * progress / warmup)
+    p = min(1.0, (progress - warmup) / (1 - warmup))
+    return max_lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * p)))
 
 
 def evaluate(model: Any, x: np.ndarray, y: np.ndarray, batch: int = 512) -> float:
@@ -107,6 +136,10 @@ def evaluate(model: Any, x: np.ndarray, y: np.ndarray, batch: int = 512) -> floa
 
 
 def train_classifier(cfg: TrainConfig, log: Any = print) -> Path:
+    """Train (or continue) the classifier. The run is budgeted in wall-clock ``time_hours``
+    (the learning-rate schedule follows the fraction of the budget used; the CPU this runs on
+    sets the number of steps) or, without it, ``epochs`` x ``samples_per_epoch``. A checkpoint
+    after every epoch holds the time used, so a rerun continues where it stopped."""
     import torch
     import torch.nn.functional as F
 
@@ -123,38 +156,48 @@ def train_classifier(cfg: TrainConfig, log: Any = print) -> Path:
         with np.load(extra) as more:
             xs.append(more["x"])
             ys.append(more["y"])
-    xtr, ytr = classifier_input(np.concatenate(xs)), np.concatenate(ys).astype(np.int64)
+    xtr, ytr = np.concatenate(xs), np.concatenate(ys).astype(np.int64)
     log(f"classifier: {len(xtr)} training crops, {len(va['x'])} held-out-deck crops")
     xva, yva = va["x"], va["y"].astype(np.int64)
     per_epoch = min(len(xtr), int(c.get("samples_per_epoch", len(xtr))))
-    epochs, bs, lr = int(c.get("epochs", 8)), int(c.get("batch", 256)), float(c.get("lr", 0.004))
+    epochs, bs, max_lr = int(c.get("epochs", 8)), int(c.get("batch", 64)), float(c.get("lr", 0.003))
+    budget_s = float(c.get("time_hours", 0)) * 3600
     seed = int(c.get("seed", 0))
     torch.manual_seed(seed)
     model = build_model()
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    steps = epochs * ((per_epoch + bs - 1) // bs)
-    sched = torch.optim.lr_scheduler.OneCycleLR(
-        opt, max_lr=lr, total_steps=max(steps, 1), pct_start=0.15
-    )
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=5e-4)
+    steps_per_epoch = (per_epoch + bs - 1) // bs
     last, best = run_dir / "last.pt", run_dir / "best.pt"
-    start, best_acc = 0, -1.0
+    start, best_acc, used_s = 0, -1.0, 0.0
     if last.exists():
         ck = torch.load(last, map_location="cpu", weights_only=False)
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
-        sched.load_state_dict(ck["sched"])
         start, best_acc = int(ck["epoch"]) + 1, float(ck["best_acc"])
+        used_s = float(ck.get("used_s", 0.0))
         log(f"classifier: resuming after epoch {start} (best val acc {best_acc:.4f})")
+
+    def progress(epoch: int, step: int, now_s: float) -> float:
+        if budget_s > 0:
+            return now_s / budget_s
+        return (epoch * steps_per_epoch + step) / max(1, epochs * steps_per_epoch)
+
     gen = torch.Generator().manual_seed(seed)
-    for epoch in range(start, epochs):
+    epoch = start
+    while (budget_s > 0 and used_s < budget_s) or (budget_s <= 0 and epoch < epochs):
         t0 = time.time()
         model.train()
         gen.manual_seed(seed * 1000 + epoch)
         perm = torch.randperm(len(xtr), generator=gen).numpy()[:per_epoch]
         total, loss_sum = 0, 0.0
-        for i in range(0, len(perm), bs):
-            idx = perm[i : i + bs]
-            xb = _augment(torch.from_numpy(xtr[idx]), gen)
+        for k, i in enumerate(range(0, len(perm), bs)):
+            p = progress(epoch, k, used_s + time.time() - t0)
+            if budget_s > 0 and p >= 1.0:
+                break
+            for group in opt.param_groups:
+                group["lr"] = _lr_at(p, max_lr)
+            idx = np.sort(perm[i : i + bs])
+            xb = _augment(torch.from_numpy(classifier_input(xtr[idx])), gen)
             yb = torch.from_numpy(ytr[idx])
             r_logits, s_logits = model.heads(xb)
             r_t, s_t = _targets(yb)
@@ -164,13 +207,14 @@ def train_classifier(cfg: TrainConfig, log: Any = print) -> Path:
             opt.zero_grad()
             loss.backward()
             opt.step()
-            sched.step()
             loss_sum += loss.item() * len(idx)
             total += len(idx)
+        used_s += time.time() - t0
         acc = evaluate(model, xva, yva)
         log(
-            f"classifier: epoch {epoch + 1}/{epochs} loss {loss_sum / max(1, total):.4f} "
-            f"val acc (held-out decks) {acc:.4f} ({time.time() - t0:.0f} s)"
+            f"classifier: epoch {epoch + 1} ({total} crops) loss {loss_sum / max(1, total):.4f} "
+            f"val acc (held-out decks) {acc:.4f} ({time.time() - t0:.0f} s, "
+            f"{used_s / 60:.1f} min used)"
         )
         if acc > best_acc:
             best_acc = acc
@@ -179,10 +223,11 @@ def train_classifier(cfg: TrainConfig, log: Any = print) -> Path:
             {
                 "model": model.state_dict(),
                 "opt": opt.state_dict(),
-                "sched": sched.state_dict(),
                 "epoch": epoch,
                 "best_acc": best_acc,
+                "used_s": used_s,
             },
             last,
         )
+        epoch += 1
     return best
