@@ -156,17 +156,21 @@ class BaseCamera:
 
     spec: str = ""
 
+    #: set by each backend when it opens its source
+    _fps: float = 0.0
+    _size: tuple[int, int] = (0, 0)
+
     def __init__(self) -> None:
         self.frames_read = 0
         self.closed = False
 
     @property
     def fps(self) -> float:
-        raise NotImplementedError
+        return self._fps
 
     @property
     def size(self) -> tuple[int, int]:
-        raise NotImplementedError
+        return self._size
 
     def _read(self) -> Frame | None:
         raise NotImplementedError
@@ -276,14 +280,6 @@ class FileCamera(BaseCamera):
         self._ended = False
         self._last_t: float | None = None
         self._t0: float | None = None
-
-    @property
-    def fps(self) -> float:
-        return self._fps
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self._size
 
     def _gap(self, first: int, last: int, start_t: float, end_t: float, reason: str) -> None:
         gap = Gap(str(self.path), first, last, start_t, end_t, reason)
@@ -401,14 +397,6 @@ class DeviceCamera(BaseCamera):
         )
         self._t0 = time.monotonic()
 
-    @property
-    def fps(self) -> float:
-        return self._fps
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self._size
-
     def _read(self) -> Frame | None:
         for _ in range(self.retries + 1):
             ok, image = self._cap.read()
@@ -472,14 +460,6 @@ class Picamera2Camera(BaseCamera):
         self._size = (width, height)
         self._t0_ns: int | None = None
         self._t0 = time.monotonic()
-
-    @property
-    def fps(self) -> float:
-        return self._fps
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self._size
 
     def _read(self) -> Frame | None:
         request = self._cam.capture_request()
@@ -632,14 +612,6 @@ class SyntheticCamera(BaseCamera):
             )
             + jitter
         )
-
-    @property
-    def fps(self) -> float:
-        return self._fps
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self._size
 
     @property
     def table_corners_px(self) -> NDArray[np.float64]:

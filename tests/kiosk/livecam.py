@@ -68,14 +68,6 @@ class ReplayLiveCamera(BaseCamera):
         self._t0 = time.monotonic()
         self._n = 0
 
-    @property
-    def fps(self) -> float:
-        return self._fps
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self._size
-
     def _read(self) -> Frame | None:
         st = self._state
         if self._fail_after is not None and not st["failed"] and st["served"] >= self._fail_after:
