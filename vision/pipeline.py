@@ -129,7 +129,7 @@ def resolve_detector(detector: Any, video: str | Path | None = None) -> Any:
         from vision.detector import Detector
 
         # one pass: the kiosk camera sees cards 50-90 px wide, inside the trained range
-        return Detector(pyramid=(1.0,))
+        return Detector(pyramid=(1.0,), rotations=4)
     if detector == "oracle":
         if oracle_path is None:
             raise PipelineError("the oracle detector needs the video path")
@@ -140,7 +140,7 @@ def resolve_detector(detector: Any, video: str | Path | None = None) -> Any:
             return OracleDetector(p)
         from vision.detector import Detector
 
-        return Detector(p, pyramid=(1.0,))
+        return Detector(p, pyramid=(1.0,), rotations=4)
     return detector
 
 

@@ -162,6 +162,19 @@ def test_pyramid_runs_a_half_size_pass_for_large_cards(monkeypatch: pytest.Monke
         Detector(pyramid=(1.0, 0.0))
 
 
+def test_rotation_averaging_gives_probabilities_and_keeps_the_cards() -> None:
+    img, truth = _samples()[1]
+    plain, turned = Detector(pyramid=(1.0,)), Detector(pyramid=(1.0,), rotations=4)
+    boxes, _ = plain.corners(img)
+    p1, p4 = plain.classify(img, boxes), turned.classify(img, boxes)
+    assert p4.shape == p1.shape and np.allclose(p4.sum(axis=1), 1, atol=1e-4)
+    # most corners keep their card; averaging over turns must not scramble the class order
+    assert np.mean(p1.argmax(1) == p4.argmax(1)) >= 0.7
+    assert _score(turned.detect(img), truth)[0] >= CARD_RECALL_FLOOR
+    with pytest.raises(ValueError, match="rotations"):
+        Detector(rotations=3)
+
+
 def test_no_cards_on_plain_table(det: Detector) -> None:
     rng = np.random.default_rng(1)
     felt = np.clip(rng.normal((40, 110, 30), 12, (720, 1280, 3)), 0, 255).astype(np.uint8)
