@@ -25,12 +25,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from engine.profiles import FoulRules, Profile, list_profiles, load_profile
+from engine.cards import RANKS
+from engine.profiles import FoulRules, MatchRules, Profile, list_profiles, load_profile
 
 #: The named rule profiles the engine ships (RULES.md). The scoreboard accepts exactly these.
 PROFILES = tuple(list_profiles())
-LEVEL_VALUE = {r: i + 2 for i, r in enumerate("23456789TJQKA")}
+LEVEL_VALUE = {r: i + 2 for i, r in enumerate(RANKS)}
 _DEFAULT_FOULS = FoulRules()
+_DEFAULT_MATCH = MatchRules()
 
 
 class StandingsError(ValueError):
@@ -41,11 +43,11 @@ class StandingsError(ValueError):
 class MatchPoints:
     """What a round's result is worth under one rule profile (its ``[match]`` and ``[fouls]``)."""
 
-    win: int = 2
-    draw: int = 1
-    loss: int = 0
-    no_show: int = 0
-    bye: int = 2
+    win: int = _DEFAULT_MATCH.win_points
+    draw: int = _DEFAULT_MATCH.draw_points
+    loss: int = _DEFAULT_MATCH.loss_points
+    no_show: int = _DEFAULT_MATCH.no_show_points
+    bye: int = _DEFAULT_MATCH.bye_points
     bye_level_diff: int = 0
     #: fouls by one pair in a round that lose it (``fouls.limit``).
     foul_limit: int = _DEFAULT_FOULS.limit
