@@ -198,14 +198,15 @@ class Outbox:
                 )
 
     def _ok(self) -> None:
-        self.failures = 0
-        self.connected = True
-        self.last_ok = time.time()
-        self.last_error = None
-        self.offline_since = None
+        # Alarms first: whoever reads "connected" must not still see the outage alarm.
         if self.worker is not None:
             self.worker.set_alarm("network", None)
             self.worker.set_alarm("scoreboard", None)
+        self.failures = 0
+        self.last_ok = time.time()
+        self.last_error = None
+        self.offline_since = None
+        self.connected = True
 
     def _run(self) -> None:
         while not self._stop.is_set():

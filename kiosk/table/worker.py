@@ -347,12 +347,17 @@ class TableWorker:
             self._publish()
 
     def set_alarm(self, kind: str, en: str | None, zh: str = "") -> None:
-        """Raise (text given) or clear (None) an alarm from outside (outbox)."""
-        if en is None:
-            self._clear(kind)
-        elif kind not in self.alarms or self.alarms[kind].en != en:
-            self.alarms[kind] = Alarm(kind, en, zh or en)
-            self._publish()
+        """Raise (text given) or clear (None) an alarm from outside (outbox).
+
+        Called from another thread: it takes the worker's lock so that the alarm table is not
+        changed while a snapshot is being built from it.
+        """
+        with self._big:
+            if en is None:
+                self._clear(kind)
+            elif kind not in self.alarms or self.alarms[kind].en != en:
+                self.alarms[kind] = Alarm(kind, en, zh or en)
+                self._publish()
 
     # ------------------------------------------------------------------ state
     @property
@@ -380,17 +385,20 @@ class TableWorker:
             return self.version
 
     def _publish(self) -> None:
+        # Build and store under one lock: two threads publish (the worker and the outbox's
+        # alarms), and a snapshot built first must not be stored last - that left a cleared
+        # network alarm on the screen for good once the replay had ended (CI, stop 8).
         with self._big:
             snap = build_snapshot(self)
-        with self._lock:
-            self._snapshot = snap
-            now = time.time()
-            self.version += 1
-            self.history.append((now, self.version, snap))
-            while len(self.history) > 2 and (
-                self.history[1][0] < now - self.history_s or len(self.history) > 20_000
-            ):
-                self.history.popleft()
+            with self._lock:
+                self._snapshot = snap
+                now = time.time()
+                self.version += 1
+                self.history.append((now, self.version, snap))
+                while len(self.history) > 2 and (
+                    self.history[1][0] < now - self.history_s or len(self.history) > 20_000
+                ):
+                    self.history.popleft()
         with self._cond:
             self._cond.notify_all()
 

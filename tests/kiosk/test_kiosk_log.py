@@ -211,3 +211,54 @@ def test_sim_source_plays_one_whole_match() -> None:
         e.type == "match_ended" for e in evs[-3:]
     )
     assert "seed 7" in src.description
+
+
+def test_an_alarm_cleared_from_another_thread_stays_cleared_on_the_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outbox raises and clears the network alarm from its own thread while the worker
+    publishes; the snapshot stored last must be built after the last change (stop 8's CI run
+    ended with a cleared alarm still on the screen). The worker's thread is slowed down between
+    building a snapshot and storing it, so that the two threads overlap."""
+    main = threading.get_ident()
+
+    class LateLock:
+        """The worker's snapshot lock, taken 2 ms late by the worker's own thread."""
+
+        def __init__(self) -> None:
+            self.lock = threading.Lock()
+
+        def __enter__(self) -> None:
+            if threading.get_ident() != main:
+                time.sleep(0.002)
+            self.lock.acquire()
+
+        def __exit__(self, *exc: object) -> None:
+            self.lock.release()
+
+    w = _worker(tmp_path / "k.db", None)
+    monkeypatch.setattr(w, "_lock", LateLock())
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def publisher() -> None:
+        try:
+            while not stop.is_set():
+                w._publish()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=publisher)
+    thread.start()
+    try:
+        for i in range(200):
+            w.set_alarm("network", f"scoreboard unreachable, try {i}", "无法连接计分中心")
+            time.sleep(0.001)
+            w.set_alarm("network", None)
+            time.sleep(0.003)
+            assert [a for a in w.snapshot()["alarms"] if a["kind"] == "network"] == [], i
+    finally:
+        stop.set()
+        thread.join()
+    assert errors == []
+    assert w.snapshot()["alarms"] == []
