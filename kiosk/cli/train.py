@@ -64,6 +64,18 @@ def _train(args: argparse.Namespace) -> int:
                 workers=int(data.get("workers", 2)),
                 include=include,
             )
+        n_random = int(data.get("n_corners_random", 0))
+        if n_random:
+            from vision.synth.corners import generate_corners
+
+            generate_corners(
+                cfg.path("data", "scenes") / "corners_random.npz",
+                cfg.path("data", "decks"),
+                n_random,
+                seed_base=int(data.get("random_seed_base", 4_000_000)),
+                workers=int(data.get("workers", 2)),
+                random_decks=int(data.get("random_decks", 40)),
+            )
         print(f"data: {cfg.path('data', 'scenes')}")
     if step in ("detector", "all"):
         train_detector(cfg)

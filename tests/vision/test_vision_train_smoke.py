@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch", reason="needs the train extra")
@@ -31,6 +32,8 @@ scenes = "{tmp_path / "scenes"}"
 decks_include = ["proc-sans", "proc-serif"]
 n_train = 6
 n_val = 2
+n_corners_random = 40
+random_decks = 2
 size = 192
 workers = 1
 [detector]
@@ -59,6 +62,9 @@ classifier = "card-classes.onnx"
     assert (models / "card-corners.onnx").stat().st_size > 1_000_000
     assert (tmp_path / "runs" / "detector" / "weights" / "last.pt").exists()
     assert (tmp_path / "runs" / "classifier" / "last.pt").exists()
+    with np.load(tmp_path / "scenes" / "corners_random.npz") as rand:  # randomised decks
+        assert rand["x"].shape[0] == 40 and len(set(rand["y"].tolist())) > 10
+    assert (tmp_path / "decks" / "rand-001" / "deck.json").exists()
     # nothing was written to the user's home by ultralytics: its config lives in the run folder
     assert (tmp_path / "runs" / "yolo-config" / "Ultralytics" / "Arial.ttf").exists()
 

@@ -104,11 +104,18 @@ def corner_sample(decks: list[Deck], seed: int) -> tuple[np.ndarray, int]:
     return crop_square(img, box), label
 
 
-def _chunk(args: tuple[str, list[str] | None, str, int, int]) -> tuple[np.ndarray, np.ndarray]:
+def _chunk(
+    args: tuple[str, list[str] | None, str, int, int, int],
+) -> tuple[np.ndarray, np.ndarray]:
     from vision.synth.dataset import split_decks
 
-    deck_root, include, split, start, count = args
-    decks = split_decks(Path(deck_root), include)[split]
+    deck_root, include, split, start, count, n_random = args
+    if n_random:
+        from vision.synth.randdecks import build_random
+
+        decks = build_random(Path(deck_root), n_random)
+    else:
+        decks = split_decks(Path(deck_root), include)[split]
     xs, ys = [], []
     for seed in range(start, start + count):
         x, y = corner_sample(decks, seed)
@@ -125,9 +132,16 @@ def generate_corners(
     seed_base: int = 3_000_000,
     workers: int = 2,
     include: list[str] | None = None,
+    random_decks: int = 0,
 ) -> Path:
-    """``n`` corner samples of ``split``'s decks into ``out`` (npz x, y); kept if already there."""
-    stamp = f"{split} n={n} seed={seed_base}"
+    """``n`` corner samples of ``split``'s decks into ``out`` (npz x, y); kept if already there.
+    With ``random_decks`` N the samples come from the randomised decks rand-000 .. N-1
+    (``vision.synth.randdecks``) instead."""
+    stamp = f"{split} n={n} seed={seed_base}" + (f" random={random_decks}" if random_decks else "")
+    if random_decks:
+        from vision.synth.randdecks import build_random
+
+        build_random(deck_root, random_decks)  # drawn once, before the workers start
     if out.exists():
         with np.load(out) as old:
             if str(old["stamp"]) == stamp:
@@ -136,7 +150,7 @@ def generate_corners(
     parts_dir = out.with_suffix(".parts")  # finished chunks survive an interruption
     parts_dir.mkdir(parents=True, exist_ok=True)
     jobs = [
-        (str(deck_root), include, split, seed_base + i, min(step, n - i))
+        (str(deck_root), include, split, seed_base + i, min(step, n - i), random_decks)
         for i in range(0, n, step)
         if not (parts_dir / f"{seed_base + i}-{min(step, n - i)}.npz").exists()
     ]

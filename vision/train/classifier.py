@@ -151,11 +151,13 @@ def train_classifier(cfg: TrainConfig, log: Any = print) -> Path:
     tr = np.load(scenes / "crops_train.npz")
     va = np.load(scenes / "crops_val.npz")
     xs, ys = [tr["x"]], [tr["y"]]
-    extra = scenes / "corners_train.npz"  # corner mini-scenes (vision.synth.corners), if made
-    if extra.exists():
-        with np.load(extra) as more:
-            xs.append(more["x"])
-            ys.append(more["y"])
+    # corner mini-scenes (vision.synth.corners) of the training decks and of the randomised
+    # drawn decks (vision.synth.randdecks), if made
+    for extra in (scenes / "corners_train.npz", scenes / "corners_random.npz"):
+        if extra.exists():
+            with np.load(extra) as more:
+                xs.append(more["x"])
+                ys.append(more["y"])
     xtr, ytr = np.concatenate(xs), np.concatenate(ys).astype(np.int64)
     log(f"classifier: {len(xtr)} training crops, {len(va['x'])} held-out-deck crops")
     xva, yva = va["x"], va["y"].astype(np.int64)
