@@ -318,6 +318,14 @@ class MatchOut(BaseModel):
     fouls_ew: int
     fouls_ns: int
     override: str | None
+    result: str | None = Field(
+        default=None,
+        description="what the standings count: EW, NS, draw, both lost, both no-show, bye; "
+        "null while undecided (winner is the play at the table)",
+    )
+    decided_by: str | None = Field(
+        default=None, description="override, fouls (the profile's foul limit), events or bye"
+    )
 
 
 class RoundOut(BaseModel):

@@ -30,9 +30,12 @@ from kiosk.scoreboard.schemas import EventBase, IngestResult, MissingSeqs, event
 from kiosk.scoreboard.standings import (
     PROFILES,
     MatchInput,
+    MatchPoints,
     Pairing,
     Standing,
     StandingsError,
+    decision,
+    match_points,
     swiss_pairings,
 )
 from kiosk.scoreboard.standings import standings as rank_pairs
@@ -783,6 +786,20 @@ def set_override(s: Session, match_id: int, result: str | None) -> Match:
     return m
 
 
+def _match_input(m: Match, round_number: int, numbers: dict[int, int]) -> MatchInput:
+    return MatchInput(
+        round=round_number,
+        ew=numbers[m.pair_ew_id],
+        ns=numbers[m.pair_ns_id] if m.pair_ns_id is not None else None,
+        winner=m.winner if m.status == "finished" else None,
+        level_ew=m.level_ew,
+        level_ns=m.level_ns,
+        fouls_ew=m.fouls_ew,
+        fouls_ns=m.fouls_ns,
+        override=m.override,
+    )
+
+
 def match_inputs(s: Session, tid: int) -> list[MatchInput]:
     rows = s.execute(
         select(Match, Round.number)
@@ -793,22 +810,7 @@ def match_inputs(s: Session, tid: int) -> list[MatchInput]:
     numbers = {
         p.id: p.number for p in s.execute(select(Pair).where(Pair.tournament_id == tid)).scalars()
     }
-    out = []
-    for m, rnum in rows:
-        out.append(
-            MatchInput(
-                round=rnum,
-                ew=numbers[m.pair_ew_id],
-                ns=numbers[m.pair_ns_id] if m.pair_ns_id is not None else None,
-                winner=m.winner if m.status == "finished" else None,
-                level_ew=m.level_ew,
-                level_ns=m.level_ns,
-                fouls_ew=m.fouls_ew,
-                fouls_ns=m.fouls_ns,
-                override=m.override,
-            )
-        )
-    return out
+    return [_match_input(m, rnum, numbers) for m, rnum in rows]
 
 
 def compute_standings(s: Session, t: Tournament) -> list[Standing]:
@@ -823,6 +825,7 @@ def rounds_json(s: Session, tid: int) -> list[dict[str, Any]]:
     numbers = {
         p.id: p.number for p in s.execute(select(Pair).where(Pair.tournament_id == tid)).scalars()
     }
+    mp = match_points(get_tournament(s, tid).profile)
     out = []
     for rnd in s.execute(
         select(Round).where(Round.tournament_id == tid).order_by(Round.number)
@@ -835,14 +838,19 @@ def rounds_json(s: Session, tid: int) -> list[dict[str, Any]]:
                 "id": rnd.id,
                 "number": rnd.number,
                 "status": rnd.status,
-                "matches": [match_json(m, rnd.number, numbers) for m in matches],
+                "matches": [match_json(m, rnd.number, numbers, mp) for m in matches],
             }
         )
     return out
 
 
-def match_json(m: Match, round_number: int, numbers: dict[int, int]) -> dict[str, Any]:
-    return {
+def match_json(
+    m: Match, round_number: int, numbers: dict[int, int], mp: MatchPoints | None = None
+) -> dict[str, Any]:
+    """A match as the API and pages show it. ``winner`` is the play at the table; ``result``
+    and ``decided_by`` are what the standings count (fouls and rulings included), when the
+    tournament's match points are given."""
+    out: dict[str, Any] = {
         "id": m.id,
         "round": round_number,
         "table": m.table_id,
@@ -857,6 +865,9 @@ def match_json(m: Match, round_number: int, numbers: dict[int, int]) -> dict[str
         "fouls_ns": m.fouls_ns,
         "override": m.override,
     }
+    if mp is not None:
+        out["result"], out["decided_by"] = decision(_match_input(m, round_number, numbers), mp)
+    return out
 
 
 def export_json(s: Session, t: Tournament) -> dict[str, Any]:

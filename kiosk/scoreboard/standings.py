@@ -164,6 +164,30 @@ def resolve(match: MatchInput, mp: MatchPoints) -> list[PairResult]:
     return pair_lines("draw", "draw", diff)
 
 
+def decision(match: MatchInput, mp: MatchPoints) -> tuple[str | None, str | None]:
+    """How the standings count a match, for the pages and exports: (result, decided_by).
+
+    result: ``EW``, ``NS``, ``draw``, ``both lost``, ``both no-show``, ``bye`` or None while
+    undecided; decided_by: ``override`` (an admin ruling or no-show), ``fouls`` (the profile's
+    foul limit), ``events`` (the play) or ``bye``. Read from :func:`resolve`, so a page can never
+    show a winner the standings do not count (three fouls lose a round the pair won at the table).
+    """
+    lines = resolve(match, mp)
+    if not lines:
+        return None, None
+    if lines[0].outcome == "bye":
+        return "bye", "bye"
+    ew, ns = lines[0].outcome, lines[1].outcome
+    if ew == ns:
+        result = {"draw": "draw", "loss": "both lost", "no_show": "both no-show"}[ew]
+    else:
+        result = "EW" if ew == "win" else "NS"
+    if match.override is not None:
+        return result, "override"
+    over = max(match.fouls_ew, match.fouls_ns) >= mp.foul_limit
+    return result, "fouls" if mp.fouls_lose_round and over else "events"
+
+
 def lot(seed: int, pair_number: int) -> int:
     """The pair's lot in the seeded draw: a fixed number per (seed, pair), lower ranks first."""
     digest = hashlib.sha256(f"guandan-lots:{seed}:{pair_number}".encode()).hexdigest()

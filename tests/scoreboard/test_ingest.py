@@ -340,3 +340,43 @@ def test_events_before_the_round_join_its_match(server: Server) -> None:
         )
         state = c.get(f"/api/v1/tables/{table}/state").json()
         assert state["events"] == len(evs) and state["match_id"] == m["id"]
+
+
+def test_a_round_lost_on_fouls_shows_the_counted_result(server: Server) -> None:
+    """NS win at the table but commit three fouls (swiss-421: the round is lost, 10:-10): the
+    rounds API, the public board and the admin page show the result the standings count, not the
+    table's winner alone."""
+    t = new_tournament(server, tables=2, pairs=4)
+    tid = t["id"]
+    t1, t2 = t["tables"]
+    with server.client() as c:
+        assert c.post(f"/api/v1/tournaments/{tid}/rounds", json={}).status_code == 201
+    fouled = match_events(t1, "NS", {"NS": "A", "EW": "5"}, fouls=["N", "S", "N"])
+    with server.client(t["tokens"][t1]) as c:
+        assert c.post("/api/v1/events/batch", json=fouled).status_code == 200
+    with server.client(t["tokens"][t2]) as c:
+        evs = match_events(t2, "EW", {"NS": "4", "EW": "9"})
+        assert c.post("/api/v1/events/batch", json=evs).status_code == 200
+    with server.client() as c:
+        m1, m2 = c.get(f"/api/v1/tournaments/{tid}/rounds").json()[0]["matches"]
+        assert (m1["winner"], m1["fouls_ns"], m1["result"], m1["decided_by"]) == (
+            "NS",
+            3,
+            "EW",
+            "fouls",
+        )
+        assert (m2["winner"], m2["result"], m2["decided_by"]) == ("EW", "EW", "events")
+        st = {
+            s["pair"]: s for s in c.get(f"/api/v1/tournaments/{tid}/standings").json()["standings"]
+        }
+        assert (st[1]["points"], st[1]["level_diff"]) == (2, 10)  # pair 1 (EW) gets the round
+        board = c.get(f"/scoreboard/{tid}").text
+        assert "EW <small>(fouls 犯规)</small>" in board
+        admin = c.get(f"/admin/{tid}").text
+        assert "<td>NS</td><td>EW <small>(fouls 犯规)</small></td>" in admin
+        # an admin ruling wins over both, and says so
+        r = c.post(f"/api/v1/matches/{m1['id']}/override", json={"result": "ns"})
+        assert r.status_code == 200, r.text
+        m1 = c.get(f"/api/v1/tournaments/{tid}/rounds").json()[0]["matches"][0]
+        assert (m1["result"], m1["decided_by"]) == ("NS", "override")
+        assert "NS <small>(ruling 裁定)</small>" in c.get(f"/scoreboard/{tid}").text
