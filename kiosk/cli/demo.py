@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import socket
 import sys
 import tempfile
@@ -115,8 +116,11 @@ def find_demo_video() -> tuple[Path, Path | None, dict[str, Any]] | None:
     return video, cal, meta
 
 
-def _get(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as resp:
+def _get(url: str, key: str | None = None) -> Any:
+    req = urllib.request.Request(url)
+    if key:
+        req.add_header("Authorization", f"Bearer {key}")
+    with urllib.request.urlopen(req, timeout=10) as resp:
         return json.loads(resp.read().decode("utf-8"))
 
 
@@ -212,7 +216,14 @@ def _demo(args: argparse.Namespace) -> int:
 
     db_url = f"sqlite:///{data / 'scoreboard.db'}"
     tid, token = setup_scoreboard(db_url, profile_name)
-    settings = replace(Settings(db_url=db_url), migrate=False, push_interval=0.5)
+    from kiosk.cli.scoreboard import is_loopback
+
+    # Bound to the network (e.g. --host 0.0.0.0 to show the pages on a tablet): the admin pages
+    # get a one-off key, printed below, instead of being open to everyone on the Wi-Fi.
+    admin_key = None if is_loopback(host) else secrets.token_urlsafe(9)
+    settings = replace(
+        Settings(db_url=db_url, admin_key=admin_key), migrate=False, push_interval=0.5
+    )
     sb = UvicornThread(scoreboard_app(settings), host, sport).start()
     sb_url = f"http://{host}:{sport}"
     kiosk = build_kiosk(
@@ -237,11 +248,13 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"  table screen: {base}/   (referee PIN {DEMO_PIN})")
     print(f"  overlay:      {base}/overlay/table   ticker: {base}/overlay/ticker")
     print(f"  scoreboard:   {sb_url}/scoreboard   admin: {sb_url}/admin   API: {sb_url}/docs")
+    if admin_key:
+        print(f"  admin key:    {admin_key}   (any user name, this as the password)")
     print(f"  data:         {data}{' (temporary)' if tmp else ''}")
     sys.stdout.flush()
     rc = 1
     try:
-        rc = _wait_and_report(kiosk, sb_url, tid, args.timeout)
+        rc = _wait_and_report(kiosk, sb_url, tid, args.timeout, admin_key)
         if not args.headless:
             print("demo finished; the pages stay up - press Ctrl-C to stop", flush=True)
             while True:
@@ -258,7 +271,9 @@ def _demo(args: argparse.Namespace) -> int:
     return rc
 
 
-def _wait_and_report(kiosk: Any, sb_url: str, tid: int, timeout: float) -> int:
+def _wait_and_report(
+    kiosk: Any, sb_url: str, tid: int, timeout: float, admin_key: str | None = None
+) -> int:
     w = kiosk.worker
     deadline = time.monotonic() + timeout
     last_print = 0.0
@@ -303,8 +318,8 @@ def _wait_and_report(kiosk: Any, sb_url: str, tid: int, timeout: float) -> int:
         )
     else:
         print("  no winner yet: the recording ends before the match does")
-    central = _get(f"{sb_url}/api/v1/tables/{w.table}/events?limit=5000")
-    missing = _get(f"{sb_url}/api/v1/tables/{w.table}/missing")
+    central = _get(f"{sb_url}/api/v1/tables/{w.table}/events?limit=5000", admin_key)
+    missing = _get(f"{sb_url}/api/v1/tables/{w.table}/missing", admin_key)
     ids = [e["id"] for e in central]
     counts = kiosk.store.outbox_counts()
     deliverable = counts["sent"] + counts["pending"]
@@ -321,7 +336,7 @@ def _wait_and_report(kiosk: Any, sb_url: str, tid: int, timeout: float) -> int:
             "above (it does not accept those types yet)"
         )
     try:
-        st = _get(f"{sb_url}/api/v1/tournaments/{tid}/standings")
+        st = _get(f"{sb_url}/api/v1/tournaments/{tid}/standings", admin_key)
         for r in st.get("standings", []):
             print(
                 f"  standings {r['rank']}. {r['name']}: {r['points']} pts "

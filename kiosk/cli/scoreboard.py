@@ -42,6 +42,12 @@ def register(subparsers: Any) -> None:
         help="require this key for admin pages/API "
         "(default: $GUANDAN_SCOREBOARD_ADMIN_KEY; none = open admin)",
     )
+    p.add_argument(
+        "--open-admin",
+        action="store_true",
+        help="serve on a non-loopback --host without an admin key (anyone on the network can "
+        "set up the event, rotate table tokens and override results)",
+    )
     p.add_argument("--no-migrate", action="store_true", help="do not run migrations at start")
     p.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
@@ -119,12 +125,36 @@ def _api(fn: Any) -> Any:
         raise ValueError(detail) from None
 
 
+def is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host in ("localhost", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_open_admin(host: str, admin_key: str | None, open_admin: bool) -> None:
+    """A scoreboard reachable from the hall network needs an admin key (or an explicit
+    ``--open-admin``): without one any phone on the Wi-Fi can override results."""
+    if admin_key or open_admin or is_loopback(host):
+        return
+    raise ValueError(
+        f"--host {host}: the scoreboard would be reachable from the network with open admin "
+        "pages; set an admin key (--admin-key KEY or GUANDAN_SCOREBOARD_ADMIN_KEY), or pass "
+        "--open-admin to allow it deliberately"
+    )
+
+
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from kiosk.scoreboard.app import create_app
 
     settings = _settings(args, admin_key=args.admin_key)
+    check_open_admin(args.host, settings.admin_key, args.open_admin)
     if args.no_migrate:
         from dataclasses import replace
 

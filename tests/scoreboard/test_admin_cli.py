@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -136,3 +137,22 @@ def test_cli_verbs(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "no tournament 99" in bad.stderr
     bad = _cli("serve", "--db", "mysql://x/y")
     assert bad.returncode == 2 and "unsupported database URL" in bad.stderr
+
+
+def test_serve_on_the_network_needs_an_admin_key(tmp_path: Path) -> None:
+    from kiosk.cli.scoreboard import check_open_admin, is_loopback
+
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.20")
+    check_open_admin("0.0.0.0", "key", False)  # a key: fine
+    check_open_admin("0.0.0.0", None, True)  # deliberately open: fine
+    check_open_admin("127.0.0.1", None, False)  # loopback only: fine
+    env = {k: v for k, v in os.environ.items() if k != "GUANDAN_SCOREBOARD_ADMIN_KEY"}
+    r = subprocess.run(
+        [sys.executable, "-m", "kiosk", "scoreboard", "serve", "--db", str(tmp_path / "s.db"),
+         "--host", "0.0.0.0", "--port", "8799"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 2, r.stderr
+    assert "--host 0.0.0.0" in r.stderr and "--admin-key" in r.stderr and "--open-admin" in r.stderr
+    assert not (tmp_path / "s.db").exists()  # refused before touching anything
