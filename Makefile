@@ -25,9 +25,10 @@ setup: $(VENV)/.runtime
 setup-test: $(VENV)/.test
 
 # Debian packages the tests use: Chromium (page screenshots), the aisleriot card designs and the
-# DejaVu / Noto CJK fonts (detector smoke training, drawn decks with Chinese jokers). Installed
-# only when missing; needs root, as on the CI machine.
-TEST_DEBS := chromium gnome-cards-data fonts-dejavu-core fonts-noto-cjk
+# DejaVu / Liberation / Noto CJK fonts (detector smoke training, drawn and randomised decks with
+# Chinese jokers). Installed only when missing; needs root, as on the CI machine.
+TEST_DEBS := chromium gnome-cards-data fonts-dejavu-core fonts-dejavu-extra fonts-liberation \
+	fonts-noto-cjk
 
 system-deps:
 	@missing=""; for p in $(TEST_DEBS); do \
