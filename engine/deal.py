@@ -335,8 +335,13 @@ def apply_event(
         _advance(st, d, data["seat"], t)
         return
     if etype == "seat_out":
-        if data["seat"] not in d.order:
-            d.order.append(data["seat"])
+        seat = data["seat"]
+        if seat not in d.order:
+            d.order.append(seat)
+        # A legal play that empties a hand has moved the turn on already; an illegal one (a
+        # banned lead of the last card, national 2022) leaves it on the seat now out.
+        if d.turn == seat and not d.over:
+            _advance(st, d, seat, t)
         return
     if etype == "foul":
         seat = data["seat"]

@@ -159,3 +159,23 @@ def test_random_seeds_invariants(name: str, seed: int, rate: float) -> None:
     for e in r.events:
         if e.type == "play":
             assert 0 <= e["left"] <= 26
+
+
+def test_a_banned_last_card_lead_moves_the_turn_on() -> None:
+    """national 2022: W plays out of turn, so partner E may not lead a single next trick; E's
+    last card is a single, leads it anyway (illegal, loses the trick) and is out. The turn must
+    move on from E (it stayed there and the simulator asked an empty hand to play; found by the
+    property test above, seed 148 at mischief 0.02)."""
+    p = load_profile("national")
+    r = simulate(p, deals=10, seed=148, mischief=0.02)
+    assert fold(r.events, p) == r.referee.state
+    banned = [
+        e
+        for e in r.events
+        if e.type == "play" and not e["legal"] and e["left"] == 0 and "may not lead" in e["reason"]
+    ]
+    assert banned, "the seed no longer reaches a banned last-card lead"
+    for i, e in enumerate(r.events):
+        if e.type == "seat_out":
+            d = fold(r.events[: i + 1], p).deal
+            assert d is not None and (d.over or d.turn not in d.order), (i, d.turn, d.order)
