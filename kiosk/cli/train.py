@@ -53,10 +53,10 @@ def _train(args: argparse.Namespace) -> int:
             int(data.get("workers", 2)),
             include,
         )
+        from vision.synth.corners import generate_corners
+
         n_corners = int(data.get("n_corners", 0))
         if n_corners:
-            from vision.synth.corners import generate_corners
-
             generate_corners(
                 cfg.path("data", "scenes") / "corners_train.npz",
                 cfg.path("data", "decks"),
@@ -66,8 +66,6 @@ def _train(args: argparse.Namespace) -> int:
             )
         n_random = int(data.get("n_corners_random", 0))
         if n_random:
-            from vision.synth.corners import generate_corners
-
             generate_corners(
                 cfg.path("data", "scenes") / "corners_random.npz",
                 cfg.path("data", "decks"),

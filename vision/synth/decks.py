@@ -186,6 +186,21 @@ def font_path(name: str) -> str:
         raise FileNotFoundError(f"font {name}: apt-get install fonts-dejavu-core") from None
 
 
+def pip_grid(
+    n: int, w: int, h: int, cols_x: tuple[float, float], rows_y: tuple[float, float]
+) -> list[tuple[float, float]]:
+    """Centres of ``n`` pips on a w x h face: one column up to 3, else two at ``cols_x`` (left,
+    spacing) as fractions of w; rows spread over ``rows_y`` (top, height) as fractions of h."""
+    cols = 1 if n <= 3 else 2
+    rows = math.ceil(n / cols)
+    out = []
+    for k in range(n):
+        r_, c_ = divmod(k, cols)
+        px = w * (0.5 if cols == 1 else (cols_x[0] + cols_x[1] * c_))
+        out.append((px, h * (rows_y[0] + rows_y[1] * (r_ + 0.5) / rows)))
+    return out
+
+
 def render_procedural(name: str, out_root: Path, seed: int) -> Deck:
     """A plain deck drawn with a font: corner rank + suit, centre pips/letter, Chinese jokers."""
     from PIL import Image, ImageDraw, ImageFont  # train extra
@@ -236,17 +251,8 @@ def render_procedural(name: str, out_root: Path, seed: int) -> Deck:
                 d.text((w * 0.5, h * 0.5), label, font=big_font, fill=col, anchor="mm")
             else:
                 n = 10 if rank == "T" else int(rank)
-                cols = 1 if n <= 3 else 2
-                rows = math.ceil(n / cols)
-                k = 0
-                for r_ in range(rows):
-                    for c_ in range(cols):
-                        if k >= n:
-                            break
-                        px = w * (0.5 if cols == 1 else (0.33 + 0.34 * c_))
-                        py = h * (0.2 + 0.6 * (r_ + 0.5) / rows)
-                        d.text((px, py), _SUIT_GLYPH[suit], font=pip_font, fill=col, anchor="mm")
-                        k += 1
+                for px, py in pip_grid(n, w, h, (0.33, 0.34), (0.2, 0.6)):
+                    d.text((px, py), _SUIT_GLYPH[suit], font=pip_font, fill=col, anchor="mm")
         arr = np.array(im)
         # bottom-right index: the card is point-symmetric, so copy the rotated top-left corner
         cw_, ch_ = int(w * 0.3), int(h * 0.32)

@@ -24,7 +24,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.synth.decks import CARD_NAMES, CARD_W, Deck, load_deck, measure_index_box
+from vision.synth.decks import CARD_NAMES, CARD_W, Deck, load_deck, measure_index_box, pip_grid
 
 _DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
 _LIBERATION = Path("/usr/share/fonts/truetype/liberation")
@@ -297,19 +297,10 @@ def render_random(index: int, out_root: Path) -> Deck:
                 _stamp(img, big, (w - big.shape[1]) // 2, (h - big.shape[0]) // 2, col)
             else:
                 n = 10 if rank == "T" else int(rank)
-                cols = 1 if n <= 3 else 2
-                rows = math.ceil(n / cols)
                 pip = _fit(suit_masks[suit], int(h * 0.12))
-                k = 0
-                for r_ in range(rows):
-                    for c_ in range(cols):
-                        if k >= n:
-                            break
-                        px = w * (0.5 if cols == 1 else (0.34 + 0.32 * c_))
-                        py = h * (0.22 + 0.56 * (r_ + 0.5) / rows)
-                        g = pip if py < h / 2 else pip[::-1, ::-1]
-                        _stamp(img, g, int(px - g.shape[1] / 2), int(py - g.shape[0] / 2), col)
-                        k += 1
+                for px, py in pip_grid(n, w, h, (0.34, 0.32), (0.22, 0.56)):
+                    g = pip if py < h / 2 else pip[::-1, ::-1]
+                    _stamp(img, g, int(px - g.shape[1] / 2), int(py - g.shape[0] / 2), col)
         # bottom-right index: the top-left corner turned half round
         cw_, ch_ = int(w * 0.32), int(h * 0.36)
         corner = img[:ch_, :cw_].copy()[::-1, ::-1]
