@@ -156,10 +156,11 @@ class Detector:
         self.cls_size = int(json.loads(self.cls_meta.get("input_size", "[40, 40]"))[0])
         self.conf, self.iou = conf, iou
         self.max_side, self.tile = max_side, tile
-        if not pyramid or any(not 0.05 <= f <= 1.0 for f in pyramid):
-            raise ValueError(f"pyramid {tuple(pyramid)}: scale factors in 0.05..1 expected")
-        #: relative scales of the detector passes (1.0: the working size); a pass whose image
-        #: would have a long side under 160 px is skipped
+        if not pyramid or any(not 0.05 <= f <= 2.0 for f in pyramid):
+            raise ValueError(f"pyramid {tuple(pyramid)}: scale factors in 0.05..2 expected")
+        #: relative scales of the detector passes (1.0: the working size; above 1 enlarges, for
+        #: small cards such as the kiosk camera's); a pass whose image would have a long side
+        #: under 160 px is skipped
         self.pyramid = tuple(float(f) for f in pyramid)
         if rotations not in (1, 2, 4):
             raise ValueError(f"rotations {rotations}: 1, 2 or 4 expected")
@@ -212,7 +213,13 @@ class Detector:
             work = (
                 image
                 if s == 1.0
-                else cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+                else cv2.resize(
+                    image,
+                    None,
+                    fx=s,
+                    fy=s,
+                    interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC,
+                )
             )
             wh, ww = work.shape[:2]
             overlap = 96

@@ -162,6 +162,31 @@ def test_pyramid_runs_a_half_size_pass_for_large_cards(monkeypatch: pytest.Monke
         Detector(pyramid=(1.0, 0.0))
 
 
+def test_an_enlarging_pass_reports_boxes_in_input_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table pipeline's pass (1.5): the image is enlarged before the detector sees it, and
+    the boxes come back in the input image's pixels; above 2 is refused."""
+    d = Detector(pyramid=(1.5,))
+    seen: list[tuple[int, int]] = []
+
+    def fake(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        seen.append(img.shape[:2])
+        h, w = img.shape[:2]
+        return np.array([[w / 2 - 15, h / 2 - 15, w / 2 + 15, h / 2 + 15]]), np.array([0.9])
+
+    monkeypatch.setattr(d, "_run_det", fake)
+    boxes, _ = d.corners(np.zeros((200, 300, 3), np.uint8))
+    assert seen == [(300, 450)]
+    assert np.allclose(boxes[0], [140, 90, 160, 110], atol=1)
+    seen.clear()
+    # a 1280 x 720 frame: scaled to max_side 960, then x 1.5 = 1440 x 810, two 1024 px tiles
+    boxes, _ = d.corners(np.zeros((720, 1280, 3), np.uint8))
+    assert seen == [(810, 1024), (810, 1024)]
+    centres = sorted(float((b[0] + b[2]) / 2) for b in boxes)
+    assert np.allclose(centres, [512 / 1.125, (416 + 512) / 1.125], atol=1)
+    with pytest.raises(ValueError, match="pyramid"):
+        Detector(pyramid=(2.5,))
+
+
 def test_rotation_averaging_gives_probabilities_and_keeps_the_cards() -> None:
     img, truth = _samples()[1]
     plain, turned = Detector(pyramid=(1.0,)), Detector(pyramid=(1.0,), rotations=4)
