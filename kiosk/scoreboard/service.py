@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 import threading
 import time
@@ -15,7 +16,13 @@ from sqlalchemy import Connection, CursorResult, delete, func, insert, select, u
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from kiosk.scoreboard.fold import RESULT_TYPES, TableState, match_summary, table_state
+from kiosk.scoreboard.fold import (
+    RESULT_TYPES,
+    MatchSummary,
+    TableState,
+    match_summary,
+    table_state,
+)
 from kiosk.scoreboard.models import (
     Deal,
     EventRow,
@@ -92,41 +99,82 @@ def _bad_text(value: Any, path: str) -> str | None:
 
 class Directory:
     """Cached lookups the ingestion path needs on every request: token -> table, table ->
-    tournament, table -> current match. Reloaded when older than ``ttl`` seconds or when this
-    process changed them (``invalidate``)."""
+    tournament, table -> current match. Reloaded when older than ``ttl`` seconds — in a
+    background thread, answering from the loaded copy meanwhile, so the event loop never waits
+    for the query — and before the next lookup when this process changed them
+    (``invalidate``) or when the copy is older than ``max_stale`` seconds."""
 
-    def __init__(self, sf: sessionmaker[Session], ttl: float = 2.0) -> None:
+    def __init__(
+        self, sf: sessionmaker[Session], ttl: float = 2.0, max_stale: float = 30.0
+    ) -> None:
         self._sf = sf
         self._ttl = ttl
-        self._lock = threading.Lock()
-        self._loaded = 0.0
+        self._max_stale = max_stale
+        self._lock = threading.Lock()  # one synchronous reload at a time
+        self._swap = threading.Lock()  # guards the tickets and the swap of the maps
+        self._loaded = 0.0  # monotonic time the loaded copy was read (0: reload before use)
+        self._tickets = 0  # reloads started
+        self._applied = 0  # the newest reload whose result is in use
+        self._invalidated = 0  # ticket count when invalidate() was last called
+        self._background: threading.Thread | None = None
         self.by_token: dict[str, str] = {}
         self.tournament_of: dict[str, int] = {}
         self.current_match: dict[str, int] = {}
 
     def invalidate(self) -> None:
-        self._loaded = 0.0
+        with self._swap:
+            self._loaded = 0.0
+            self._invalidated = self._tickets
+
+    def _reload(self) -> None:
+        with self._swap:
+            self._tickets += 1
+            ticket = self._tickets
+        started = time.monotonic()
+        with self._sf() as s:
+            tables = s.execute(
+                select(GameTable.id, GameTable.token_hash, GameTable.tournament_id)
+            ).all()
+            open_matches = s.execute(
+                select(Match.table_id, Match.id, Round.number)
+                .join(Round, Match.round_id == Round.id)
+                .where(Round.status == "open", Match.table_id.is_not(None))
+                .order_by(Round.number)
+            ).all()
+        with self._swap:
+            if ticket <= self._applied:
+                return  # a reload that started later has already been applied
+            self._applied = ticket
+            self.by_token = {h: tid for tid, h, _ in tables}
+            self.tournament_of = {tid: tour for tid, _, tour in tables}
+            self.current_match = {tid: mid for tid, mid, _ in open_matches if tid is not None}
+            # Fresh only if no invalidate() came after this reload started reading.
+            if self._invalidated < ticket:
+                self._loaded = started
+
+    def _reload_in_background(self) -> None:
+        try:
+            self._reload()
+        except Exception:  # noqa: BLE001 - the next lookup retries (synchronously when too old)
+            logging.getLogger("guandan.scoreboard").exception("directory reload failed")
+        finally:
+            self._background = None
 
     def _refresh(self) -> None:
-        if time.monotonic() - self._loaded < self._ttl:
+        age = time.monotonic() - self._loaded
+        if age < self._ttl:
+            return
+        if self._loaded and age < self._max_stale:
+            if self._background is None:
+                self._background = threading.Thread(
+                    target=self._reload_in_background, name="directory-reload", daemon=True
+                )
+                self._background.start()
             return
         with self._lock:
             if time.monotonic() - self._loaded < self._ttl:
                 return
-            with self._sf() as s:
-                tables = s.execute(
-                    select(GameTable.id, GameTable.token_hash, GameTable.tournament_id)
-                ).all()
-                open_matches = s.execute(
-                    select(Match.table_id, Match.id, Round.number)
-                    .join(Round, Match.round_id == Round.id)
-                    .where(Round.status == "open", Match.table_id.is_not(None))
-                    .order_by(Round.number)
-                ).all()
-            self.by_token = {h: tid for tid, h, _ in tables}
-            self.tournament_of = {tid: tour for tid, _, tour in tables}
-            self.current_match = {tid: mid for tid, mid, _ in open_matches if tid is not None}
-            self._loaded = time.monotonic()
+            self._reload()
 
     def table_for_token(self, token: str) -> str | None:
         self._refresh()
@@ -156,14 +204,9 @@ class IngestOutcome:
     tournament: int | None = None
 
 
-def ingest(
-    sf: sessionmaker[Session], directory: Directory, auth_table: str, events: Sequence[EventBase]
-) -> IngestOutcome:
-    """Store the events of one table exactly once. All or nothing: a conflict stores nothing.
-
-    404: an event names a table the scoreboard does not know. 403: an event of another table.
-    409: an id already stored with different content, or a seq already taken by another id.
-    """
+def check_tables(directory: Directory, auth_table: str, events: Sequence[EventBase]) -> None:
+    """404 when an event names a table the scoreboard does not know; 403 when it names another
+    table than the token's. May reload the directory (a database query) for an unknown table."""
     for ev in events:
         if not directory.has_table(ev.table):
             raise ApiError(
@@ -178,6 +221,12 @@ def ingest(
                 f"event {ev.id!r} is for table {ev.table!r} but the token is table "
                 f"{auth_table!r}'s: a table can only write its own events",
             )
+
+
+def prepare_rows(events: Sequence[EventBase]) -> dict[str, dict[str, Any]]:
+    """The rows to store, by event id in request order (canonical JSON text and its digest):
+    422 for text PostgreSQL/SQLite cannot store, 409 for an id or a seq twice in the request
+    with different content. A repeated identical event is kept once."""
     rows: dict[str, dict[str, Any]] = {}
     by_seq: dict[int, str] = {}
     conflicts: list[dict[str, Any]] = []
@@ -225,6 +274,28 @@ def ingest(
         }
     if conflicts:
         raise ApiError(409, _conflict_detail(conflicts))
+    return rows
+
+
+def ingest(
+    sf: sessionmaker[Session], directory: Directory, auth_table: str, events: Sequence[EventBase]
+) -> IngestOutcome:
+    """Store the events of one table exactly once. All or nothing: a conflict stores nothing.
+
+    404: an event names a table the scoreboard does not know. 403: an event of another table.
+    409: an id already stored with different content, or a seq already taken by another id.
+    """
+    check_tables(directory, auth_table, events)
+    return store_rows(sf, directory, auth_table, prepare_rows(events))
+
+
+def store_rows(
+    sf: sessionmaker[Session],
+    directory: Directory,
+    auth_table: str,
+    rows: dict[str, dict[str, Any]],
+) -> IngestOutcome:
+    """Store ``prepare_rows``' rows of one table in one transaction (sync, one request)."""
     last_exc: Exception | None = None
     for _attempt in range(4):
         try:
@@ -492,6 +563,20 @@ def _ingest_once(
     )
 
 
+def gaps(stored: Iterable[int]) -> list[int]:
+    """The first ``MISSING_LIST_LIMIT`` seqs from 1 up that ``stored`` (ascending) lacks."""
+    missing: list[int] = []
+    expect = 1
+    for seq in stored:
+        while expect < seq and len(missing) < MISSING_LIST_LIMIT:
+            missing.append(expect)
+            expect += 1
+        expect = seq + 1
+        if len(missing) >= MISSING_LIST_LIMIT:
+            break
+    return missing
+
+
 def missing_seqs(
     s: Session | Connection, table: str, counted: tuple[int, int] | None = None
 ) -> MissingSeqs:
@@ -501,22 +586,46 @@ def missing_seqs(
     count, top = counted if counted is not None else _count_max(conn, table)
     missing: list[int] = []
     if count < top:
-        have = s.execute(
-            select(EventRow.seq)
-            .where(EventRow.table_id == table, EventRow.seq >= 1)
-            .order_by(EventRow.seq)
-        ).scalars()
-        expect = 1
-        for seq in have:
-            while expect < seq and len(missing) < MISSING_LIST_LIMIT:
-                missing.append(expect)
-                expect += 1
-            expect = seq + 1
-            if len(missing) >= MISSING_LIST_LIMIT:
-                break
+        missing = gaps(
+            s.execute(
+                select(EventRow.seq)
+                .where(EventRow.table_id == table, EventRow.seq >= 1)
+                .order_by(EventRow.seq)
+            ).scalars()
+        )
     return MissingSeqs(
         table=table, max_seq=top, stored=count, missing=missing, missing_count=top - count
     )
+
+
+def match_values(summary: MatchSummary) -> dict[str, Any]:
+    """The derived result columns of a match from its fold."""
+    return {
+        "status": summary.status,
+        "winner": summary.winner,
+        "level_ns": summary.levels["NS"],
+        "level_ew": summary.levels["EW"],
+        "deals_played": summary.deals_played,
+        "fouls_ns": summary.fouls["NS"],
+        "fouls_ew": summary.fouls["EW"],
+    }
+
+
+def deal_rows(match_id: int, summary: MatchSummary) -> list[dict[str, Any]]:
+    """The derived ``deal`` rows of a match from its fold, by deal number."""
+    return [
+        {
+            "match_id": match_id,
+            "number": d.number,
+            "level": d.level,
+            "leader": d.leader,
+            "finish_order": "".join(d.order) if d.order else None,
+            "level_ns": (d.levels or {}).get("NS"),
+            "level_ew": (d.levels or {}).get("EW"),
+            "ended": d.ended,
+        }
+        for d in sorted(summary.deals.values(), key=lambda d: d.number)
+    ]
 
 
 def rebuild_match(s: Session | Connection, match_id: int) -> None:
@@ -531,37 +640,11 @@ def rebuild_match(s: Session | Connection, match_id: int) -> None:
         .all()
     )
     summary = match_summary(bodies)
-    s.execute(
-        update(Match)
-        .where(Match.id == match_id)
-        .values(
-            status=summary.status,
-            winner=summary.winner,
-            level_ns=summary.levels["NS"],
-            level_ew=summary.levels["EW"],
-            deals_played=summary.deals_played,
-            fouls_ns=summary.fouls["NS"],
-            fouls_ew=summary.fouls["EW"],
-        )
-    )
+    s.execute(update(Match).where(Match.id == match_id).values(**match_values(summary)))
     s.execute(delete(Deal).where(Deal.match_id == match_id))
-    if summary.deals:
-        s.execute(
-            insert(Deal),
-            [
-                {
-                    "match_id": match_id,
-                    "number": d.number,
-                    "level": d.level,
-                    "leader": d.leader,
-                    "finish_order": "".join(d.order) if d.order else None,
-                    "level_ns": (d.levels or {}).get("NS"),
-                    "level_ew": (d.levels or {}).get("EW"),
-                    "ended": d.ended,
-                }
-                for d in sorted(summary.deals.values(), key=lambda d: d.number)
-            ],
-        )
+    deals = deal_rows(match_id, summary)
+    if deals:
+        s.execute(insert(Deal), deals)
 
 
 def load_table_state(s: Session, table: str, match_id: int | None) -> TableState:
