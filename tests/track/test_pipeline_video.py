@@ -235,6 +235,13 @@ def test_real_detector_end_to_end(tmp_path: Path) -> None:
     lacks (the pipeline, oracle or model, rightly reports it)."""
     from vision.synth.video import render_game
 
+    sheet = Path("/usr/share/aisleriot/cards/tigullio.svgz")
+    if not sheet.exists():
+        pytest.skip(f"{sheet} missing: install Debian's gnome-cards-data (make system-deps)")
+    from vision.synth.decks import render_aisleriot
+
+    decks = tmp_path / "decks"  # a fresh clone has no rendered decks (datasets/generated)
+    render_aisleriot(sheet, decks)
     out = tmp_path / "real.mp4"
     render_game(
         load_profile("standard"),
@@ -245,6 +252,7 @@ def test_real_detector_end_to_end(tmp_path: Path) -> None:
         fps=10.0,
         deck="tigullio",
         script=SCRIPT[:7],
+        decks_dir=decks,
     )
     got = list(observations_from_video(out, detector="model"))
     assert [_key(o) for o in got] == [_key(o) for o in _truth(out)]
