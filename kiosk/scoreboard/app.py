@@ -78,9 +78,7 @@ class State:
         #: PostgreSQL: ingest requests are stored in groups (groupcommit.py); SQLite: one by one
         self.writer: GroupWriter | None = None
         if self.engine.dialect.name == "postgresql":
-            _args, kwargs = self.engine.dialect.create_connect_args(self.engine.url)
-            kwargs.pop("context", None)  # SQLAlchemy's adapters; the writer uses psycopg's own
-            self.writer = GroupWriter(kwargs, self.directory)
+            self.writer = GroupWriter.for_engine(self.engine, self.directory)
 
     async def ingest(self, table: str, events: Sequence[EventBase]) -> IngestResult:
         """Store one table's events (all or nothing) and push them to the live stream."""

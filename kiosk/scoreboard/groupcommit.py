@@ -218,6 +218,13 @@ class GroupWriter:
         self.requests = 0
         self.fallbacks = 0
 
+    @classmethod
+    def for_engine(cls, engine: Any, directory: Directory, workers: int = 1) -> GroupWriter:
+        """A writer connecting like ``engine`` (a SQLAlchemy PostgreSQL engine) does."""
+        _args, kwargs = engine.dialect.create_connect_args(engine.url)
+        kwargs.pop("context", None)  # SQLAlchemy's adapters; the writer uses psycopg's own
+        return cls(kwargs, directory, workers)
+
     def stats(self) -> dict[str, int]:
         return {"groups": self.groups, "requests": self.requests, "fallbacks": self.fallbacks}
 

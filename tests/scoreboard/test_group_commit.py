@@ -63,9 +63,7 @@ def _rows(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def _writer(engine: Engine, directory: service.Directory, workers: int = 2) -> GroupWriter:
     """Two workers by default here: their table/id exclusion is exercised too."""
-    _args, kwargs = engine.dialect.create_connect_args(engine.url)
-    kwargs.pop("context", None)
-    return GroupWriter(kwargs, directory, workers)
+    return GroupWriter.for_engine(engine, directory, workers)
 
 
 async def _submit_together(
@@ -320,9 +318,7 @@ def test_a_failed_group_hands_each_request_back(
             raise psycopg.errors.DeadlockDetected("as if PostgreSQL had cancelled the group")
 
     async def main() -> list[Any]:
-        _args, kwargs = engine.dialect.create_connect_args(engine.url)
-        kwargs.pop("context", None)
-        writer = Failing(kwargs, directory)
+        writer = Failing.for_engine(engine, directory)
         await writer.start()
         try:
             out = await _submit_together(
