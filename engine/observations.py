@@ -6,7 +6,11 @@ One JSON object per line, each with ``t`` (seconds) and ``type``:
 ``deal_start``     ``{first_leader?, level?}``: a new deal is dealt. ``first_leader``: the seat
                    that drew the face-up card (first deal of a match). ``level``: the cut card
                    of a random-level profile (``"joker"`` or null: no level card, no wilds).
-``played``         ``{seat, cards}``: cards landed in a seat's play zone.
+``played``         ``{seat, cards, doubts?}``: cards landed in a seat's play zone. ``doubts``
+                   (ours): the camera's runner-up readings of cards it was unsure of,
+                   ``[{"card": "DA", "or": [["D4", 1.2], [null, 3.1]]}]`` (one entry per card
+                   instance; ``null``: no card there; cost = ln(p(card) / p(other)) in nats);
+                   the referee uses them only when the play is illegal as read.
 ``pass``           ``{seat}``: a pass (button or gesture).
 ``tribute``        ``{seat, card, to?}``: a tribute card given by ``seat`` (``to``: the receiver,
                    when the pipeline saw it; needed when 上游 chooses between equal tributes).
@@ -71,6 +75,7 @@ _KNOWN: Final = {
     "count",
     "replaces",
     "with",
+    "doubts",
 }
 
 
@@ -95,6 +100,11 @@ class Observation:
     #: correction: the observations to use instead (empty = void)
     replacement: tuple[Observation, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: played: the camera's runner-up readings of cards it was not sure of, one entry per card
+    #: instance: ``(card, ((other card or None = no card there, cost), ...))``, cost = ln(p(card)
+    #: / p(other)) >= 0 in nats, cheapest first. The referee re-reads a play that is illegal as
+    #: read (engine/referee.py ``reread``).
+    doubts: tuple[tuple[Card, tuple[tuple[Card | None, float], ...]], ...] = ()
 
     def __hash__(self) -> int:  # ``extra`` is a dict
         return hash((self.t, self.type, self.seat, self.cards, self.replaces))
@@ -115,6 +125,11 @@ class Observation:
         elif ty in ("played", "shown", "exposed"):
             out["seat"] = self.seat
             out["cards"] = [str(c) for c in self.cards]
+            if self.doubts:
+                out["doubts"] = [
+                    {"card": str(c), "or": [[None if o is None else str(o), v] for o, v in alts]}
+                    for c, alts in self.doubts
+                ]
         elif ty == "pass":
             out["seat"] = self.seat
         elif ty in ("tribute", "tribute_return"):
@@ -195,6 +210,57 @@ def _card(obj: Mapping[str, Any], key: str, where: str) -> tuple[Card, ...]:
         raise _fail(where, f"field {key!r}: {exc}") from None
 
 
+def _doubts(
+    obj: Mapping[str, Any], cards: tuple[Card, ...], where: str
+) -> tuple[tuple[Card, tuple[tuple[Card | None, float], ...]], ...]:
+    """``doubts`` of a played observation: ``[{"card": "DA", "or": [["D4", 1.2], [null, 3]]}]``
+    (each ``card`` one of the play's cards, at most as often as it is there; ``or``: other
+    readings, a card or null = no card there, with a cost >= 0)."""
+    raw = obj.get("doubts")
+    if raw is None:
+        return ()
+    hint = 'give a list like [{"card": "DA", "or": [["D4", 1.2], [null, 3.0]]}]'
+    if not isinstance(raw, list):
+        raise _fail(where, f"field 'doubts' must be a list, got {raw!r}; {hint}")
+    left: dict[Card, int] = {}
+    for c in cards:
+        left[c] = left.get(c, 0) + 1
+    out: list[tuple[Card, tuple[tuple[Card | None, float], ...]]] = []
+    for i, item in enumerate(raw):
+        f = f"field 'doubts'[{i}]"
+        if not isinstance(item, Mapping) or "card" not in item or "or" not in item:
+            raise _fail(where, f"{f} = {item!r} needs 'card' and 'or'; {hint}")
+        try:
+            card = parse_card(item["card"])
+        except CardError as exc:
+            raise _fail(where, f"{f} 'card': {exc}") from None
+        if left.get(card, 0) < 1:
+            raise _fail(where, f"{f}: {card} is not (or not that often) among the played cards")
+        left[card] -= 1
+        alts = item["or"]
+        if not isinstance(alts, list):
+            raise _fail(where, f"{f} 'or' must be a list of [card or null, cost]; {hint}")
+        parsed: list[tuple[Card | None, float]] = []
+        for j, pair in enumerate(alts):
+            if not isinstance(pair, list | tuple) or len(pair) != 2:
+                raise _fail(where, f"{f} 'or'[{j}] = {pair!r} is not [card or null, cost]")
+            other, cost = pair
+            if (
+                isinstance(cost, bool)
+                or not isinstance(cost, int | float)
+                or not math.isfinite(cost)
+                or cost < 0
+            ):
+                raise _fail(where, f"{f} 'or'[{j}]: cost must be a number >= 0, got {cost!r}")
+            try:
+                alt = None if other is None else parse_card(other)
+            except CardError as exc:
+                raise _fail(where, f"{f} 'or'[{j}]: {exc}") from None
+            parsed.append((alt, float(cost)))
+        out.append((card, tuple(parsed)))
+    return tuple(out)
+
+
 def parse_observation(obj: Mapping[str, Any] | str, *, where: str = "observation") -> Observation:
     """An :class:`Observation` from its JSON object or text; :class:`ObservationError` names the
     field that is wrong (``where`` names the line, e.g. ``"obs.jsonl line 12"``)."""
@@ -234,8 +300,9 @@ def parse_observation(obj: Mapping[str, Any] | str, *, where: str = "observation
                     raise _fail(w, f"field 'level': {exc} (or 'joker' for no level)") from None
         return Observation(tf, ty, first_leader=fl, level=level, extra=extra)
     if ty in ("played", "shown"):
-        return Observation(tf, ty, seat=_seat(obj, "seat", w), cards=_cards(obj, "cards", w),
-                           extra=extra)  # fmt: skip
+        seat, cards = _seat(obj, "seat", w), _cards(obj, "cards", w)
+        doubts = _doubts(obj, cards, w) if ty == "played" else ()
+        return Observation(tf, ty, seat=seat, cards=cards, extra=extra, doubts=doubts)
     if ty == "exposed":
         seat = _seat(obj, "seat", w, nullable=True)
         return Observation(tf, ty, seat=seat, cards=_cards(obj, "cards", w), extra=extra)

@@ -28,6 +28,13 @@ leads (engine/tribute.py), and the fouls of CONTRACT.md with the profile's penal
   plus copies known to be in another hand (tribute, return, shown, exposed), plus this one. A
   probable misread: flagged for review, not counted against the pair.
 
+Camera misreads: a ``played`` observation may carry the camera's runner-up readings
+(``doubts``). A play that is illegal as read (not a combo, does not beat the trick, a third copy
+of a card, more cards than the seat holds) is re-read (:func:`reread`): the cheapest changes
+within ``REREAD_BUDGET`` that make it legal are taken, and the ``play`` event says so
+(``camera``: the cards as read, ``reread``: what changed and its cost). An honest illegal play
+stays one unless the camera itself doubted it; a play that is legal as read is never changed.
+
 Three counted fouls by a pair (``fouls.limit``): ``match_lost`` ends the match for the opponents,
 ``deal_lost`` scores the deal as a forfeit (``MatchState.after_forfeit``).
 
@@ -40,11 +47,12 @@ same state.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import heapq
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
-from engine.cards import BIG_JOKER, Card
+from engine.cards import BIG_JOKER, Card, sort_cards
 from engine.combos import Combo, ComboRules, classify
 from engine.deal import (
     SEATS,
@@ -71,7 +79,17 @@ from engine.tribute import (
     tribute_problem,
 )
 
-__all__ = ["Referee", "referee_events", "choose_reading", "combo_json"]
+__all__ = ["Referee", "referee_events", "choose_reading", "combo_json", "reread", "REREAD_BUDGET"]
+
+#: A camera reading of a play that is not a legal play (not a combo, does not beat the trick, a
+#: third copy of a card) is re-read with the camera's runner-up readings (``Observation.doubts``):
+#: the cheapest set of changes that makes a legal play is taken if its total cost is at most this
+#: (nats: the new reading at least e^-3 ~ 1/20 as likely to the camera as its first). Players
+#: seldom play illegally, a classifier slip on a tiny index is common; a play illegal in every
+#: reading within the budget stays illegal (and is a foul).
+REREAD_BUDGET: Final = 3.0
+#: at most this many readings are tried per play
+_REREAD_TRIES: Final = 256
 
 _OTHER: Final = {"NS": "EW", "EW": "NS"}
 
@@ -138,6 +156,67 @@ def choose_reading(
     if best.kind == "full_house":
         best = [r for r in cand if r.kind == "full_house"][-1]
     return best, ""
+
+
+def reread(
+    cards: Sequence[Card],
+    doubts: Sequence[tuple[Card, Sequence[tuple[Card | None, float]]]],
+    ok: Callable[[list[Card]], bool],
+    budget: float = REREAD_BUDGET,
+) -> tuple[list[Card], float, list[str]] | None:
+    """The cheapest other reading of ``cards`` that ``ok`` accepts, or None.
+
+    ``doubts`` (``Observation.doubts``): per doubtful card instance, other readings (a card, or
+    None = no card there) with their cost. Readings are tried cheapest first (total cost of the
+    changes, at most ``budget``). Returns (cards, cost, changes as text like ``"D4 for DA"``)."""
+    opts: list[tuple[Card, list[tuple[Card | None, float]]]] = []
+    for card, alts in doubts:
+        good = sorted(((a, float(c)) for a, c in alts if c <= budget), key=lambda x: x[1])
+        if good:
+            opts.append((card, good))
+    if not opts:
+        return None
+    n = len(opts)
+
+    def cost(choice: tuple[int, ...]) -> float:
+        return sum(opts[i][1][k - 1][1] for i, k in enumerate(choice) if k)
+
+    start = (0,) * n
+    heap: list[tuple[float, tuple[int, ...]]] = []
+    seen = {start}
+
+    def push(choice: tuple[int, ...]) -> None:
+        for i in range(n):
+            if choice[i] < len(opts[i][1]):
+                nxt = choice[:i] + (choice[i] + 1,) + choice[i + 1 :]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    c = cost(nxt)
+                    if c <= budget:
+                        heapq.heappush(heap, (c, nxt))
+
+    push(start)
+    tries = 0
+    while heap and tries < _REREAD_TRIES:
+        c, choice = heapq.heappop(heap)
+        tries += 1
+        new = list(cards)
+        changes: list[str] = []
+        for i, k in enumerate(choice):
+            if not k:
+                continue
+            card = opts[i][0]
+            alt = opts[i][1][k - 1][0]
+            new.remove(card)
+            if alt is not None:
+                new.append(alt)
+                changes.append(f"{alt} for {card}")
+            else:
+                changes.append(f"no card for {card}")
+        if new and ok(new):
+            return sort_cards(new), c, changes
+        push(choice)
+    return None
 
 
 class _Core:
@@ -451,6 +530,20 @@ class _Core:
             self.foul(obs.t, seat, "out_of_turn", f"{d.turn} was on turn", **extra)
             return
         self._slow(obs.t, seat, d)
+        camera: list[str] | None = None
+        if obs.doubts and not self._legal(d, seat, cards):
+            found = reread(cards, obs.doubts, lambda cs: self._legal(d, seat, cs))
+            if found is not None:
+                camera = text
+                cards = found[0]
+                text = [str(c) for c in cards]
+                note = (
+                    f"camera read {' '.join(camera)}: not a legal play; re-read as "
+                    f"{' '.join(text)} ({', '.join(found[2])}; cost {found[1]:.2f})"
+                )
+                seen = {}
+                for c in cards:
+                    seen[c] = seen.get(c, 0) + 1
         dup = [str(c) for c in third_copies(d, seat, cards)]
         if dup:
             self.foul(
@@ -512,6 +605,7 @@ class _Core:
                     "combo": combo_json(combo),
                     "legal": True,
                     "left": left,
+                    **({"camera": camera, "reread": note} if camera is not None else {}),
                 },
                 combo,
             )
@@ -534,6 +628,28 @@ class _Core:
             self.emit("count_alert", obs.t, {"seat": seat, "count": left, "threshold": n})
         if left == 0:
             self._seat_out(obs.t, seat, d)
+
+    def _legal(self, d: DealState, seat: str, cards: list[Card]) -> bool:
+        """Whether ``cards`` by ``seat`` (on turn) would be a legal play, with no card more than
+        twice in the play and no third copy in the deal."""
+        seen: dict[Card, int] = {}
+        for c in cards:
+            seen[c] = seen.get(c, 0) + 1
+        if max(seen.values()) > 2 or len(cards) > d.counts[seat]:
+            return False
+        if third_copies(d, seat, cards):
+            return False
+        combo, _ = choose_reading(cards, d.top, play_level(d.level), self.p, self.rules)
+        if combo is None:
+            return False
+        ban = d.lead_ban
+        return not (
+            d.top is None
+            and ban is not None
+            and ban[0] == seat
+            and ban[2] == d.tricks
+            and combo.kind == ban[1]
+        )
 
     def _seat_out(self, t: float, seat: str, d: DealState) -> None:
         self.emit("seat_out", t, {"seat": seat, "place": len(d.order) + 1})

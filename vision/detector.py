@@ -30,6 +30,10 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "card-corners.onnx"
 DEFAULT_CLASSIFIER_NAME = "card-classes.onnx"
 NONE_CLASS = "none"
+#: runner-up readings kept per corner (Detection.alts): at most this many ...
+ALT_MAX = 3
+#: ... each at most this much less likely than the first, in nats (e^5 ~ 150 times)
+ALT_COST = 5.0
 
 
 class ModelError(ValueError):
@@ -47,6 +51,11 @@ class Detection:
     card: str
     box: tuple[float, float, float, float]  # x1, y1, x2, y2 in input-image pixels
     score: float
+    #: the classifier's runner-up readings of this corner, ``(card or "none", cost)`` with cost
+    #: = ln(p(card) / p(runner-up)) >= 0, cheapest first (at most ``ALT_MAX`` within
+    #: ``ALT_COST``); the table pipeline passes them to the referee (engine/referee.py: a
+    #: camera reading that is not a legal play is re-read with them)
+    alts: tuple[tuple[str, float], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -267,15 +276,25 @@ class Detector:
         probs = self.classify(image, boxes)
         none_idx = self.class_names.index(NONE_CLASS) if NONE_CLASS in self.class_names else None
         result = []
+        names = self.class_names
         for b, sc, p in zip(boxes, scores, probs, strict=True):
-            k = int(np.argmax(p))
+            order = np.argsort(-p)
+            k = int(order[0])
             if none_idx is not None and k == none_idx:
                 continue
+            top = math.log(max(float(p[k]), 1e-12))
+            alts = []
+            for j in order[1 : 1 + ALT_MAX]:
+                cost = top - math.log(max(float(p[j]), 1e-12))
+                if cost > ALT_COST:
+                    break
+                alts.append((names[int(j)], round(cost, 3)))
             result.append(
                 Detection(
-                    self.class_names[k],
+                    names[k],
                     (float(b[0]), float(b[1]), float(b[2]), float(b[3])),
                     float(sc) * float(p[k]),
+                    tuple(alts),
                 )
             )
         result.sort(key=lambda d: -d.score)

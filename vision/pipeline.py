@@ -68,6 +68,7 @@ class Det:
     card: str
     box: tuple[float, float, float, float]
     score: float = 1.0
+    alts: tuple[tuple[str, float], ...] = ()  # runner-up readings (vision.detector.Detection)
 
 
 class OracleDetector:
@@ -454,7 +455,12 @@ class TablePipeline:
         self.last_roi = roi  # where the detector looked (for overlays and tests)
         found = det.detect(np.ascontiguousarray(image[y0:y1, x0:x1]))
         return [
-            Det(d.card, (d.box[0] + x0, d.box[1] + y0, d.box[2] + x0, d.box[3] + y0), d.score)
+            Det(
+                d.card,
+                (d.box[0] + x0, d.box[1] + y0, d.box[2] + x0, d.box[3] + y0),
+                d.score,
+                getattr(d, "alts", ()),
+            )
             for d in found
         ]
 

@@ -76,6 +76,13 @@ LAMPS: tuple[str, ...] = ("N", "E", "S", "W", "deal")
 LAMP_STATES: tuple[str, ...] = ("pass", "lead", "deal")
 
 Box = tuple[float, float, float, float]
+#: A detection's runner-up readings: ``(card or "none", cost)``, cost = ln(p(first) / p(this))
+Alts = tuple[tuple[str, float], ...]
+#: What a missing runner-up costs when two corners of one card are combined (the detector keeps
+#: runner-ups up to vision.detector.ALT_COST)
+_ALT_CAP = 5.0
+#: Cost of "no card there" for a one-corner detection inside a card seen whole (Tracker)
+INSIDE_COST = 0.5
 
 
 class CardBox(Protocol):
@@ -132,6 +139,10 @@ class SeenCard:
     y_mm: float
     region: str
     corners: int  # 1 or 2 corner indices seen
+    #: runner-up readings ``(card or "none", cost in nats)``, cheapest first (see Alts)
+    alts: Alts = ()
+    #: seen by both corners: unit vectors along its short and long sides (table mm)
+    axes: tuple[tuple[float, float], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -143,6 +154,9 @@ class Change:
     added: tuple[str, ...]
     removed: tuple[str, ...]
     contents: tuple[str, ...]
+    #: runner-up readings of added cards the detector was not sure of: ``(card, alts)``, one
+    #: per card instance (engine.observations "doubts")
+    doubts: tuple[tuple[str, Alts], ...] = ()
 
 
 def _counter_tuple(c: Mapping[str, int]) -> tuple[str, ...]:
@@ -229,6 +243,14 @@ def table_state(observations: Iterable[Observation]) -> TableState:
     )
 
 
+def _pair_alts(a: Alts, b: Alts) -> Alts:
+    """Runner-ups of a card seen at both corners: the mean cost of the two readings (a
+    runner-up one corner did not keep costs ``_ALT_CAP`` there), cheapest first."""
+    da, db = dict(a), dict(b)
+    out = [(k, round((da.get(k, _ALT_CAP) + db.get(k, _ALT_CAP)) / 2, 3)) for k in {*da, *db}]
+    return tuple(sorted(out, key=lambda kv: (kv[1], kv[0]))[:3])
+
+
 def _best_pairs(n: int, ok: Mapping[tuple[int, int], float]) -> list[tuple[int, int]]:
     """Corner pairs of one label: as many as possible (fewest cards), then the least total
     distance error. Exhaustive; a label has a handful of corners at most (greedy pairing can
@@ -276,6 +298,7 @@ class Tracker:
         window: int = 2,
         min_score: float = 0.25,
         max_gap_s: float = 0.5,
+        inside_mm: float = 5.0,
     ) -> None:
         if stable_frames < 1 or window < 1:
             raise ValueError("Tracker: stable_frames and window must be >= 1")
@@ -285,6 +308,9 @@ class Tracker:
         w, h = card_mm
         ix, iy = index_mm
         self.pair_mm = math.hypot(w - 2 * ix, h - 2 * iy)
+        self.index_angle = math.atan2(h - 2 * iy, w - 2 * ix)
+        self.card_half = (w / 2, h / 2)
+        self.inside_mm = inside_mm
         self.pair_tol_mm = pair_tol_mm
         self.same_mm = same_mm
         self.band_mm = band_mm
@@ -339,16 +365,18 @@ class Tracker:
         boxes = np.asarray([d.box for d in dets], np.float64).reshape(-1, 4)
         centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], 1)
         mm = np.asarray(self.calibration.to_table(centres), np.float64).reshape(-1, 2)
-        by_label: dict[str, list[np.ndarray]] = {}
+        by_label: dict[str, list[tuple[np.ndarray, Alts]]] = {}
         for d, p in zip(dets, mm, strict=True):
-            by_label.setdefault(d.card, []).append(p)
+            by_label.setdefault(d.card, []).append((p, tuple(getattr(d, "alts", ()))))
         out: list[SeenCard] = []
         for label, pts in by_label.items():
             # merge double detections of one corner
             merged: list[np.ndarray] = []
-            for p in pts:
+            alts: list[Alts] = []
+            for p, a in pts:
                 if all(np.hypot(*(p - q)) >= self.same_mm for q in merged):
                     merged.append(p)
+                    alts.append(a)
             n = len(merged)
             err = {
                 (i, j): abs(float(np.hypot(*(merged[i] - merged[j]))) - self.pair_mm)
@@ -360,12 +388,52 @@ class Tracker:
             for i, j in _best_pairs(n, ok):
                 used |= {i, j}
                 c = (merged[i] + merged[j]) / 2
-                out.append(SeenCard(label, float(c[0]), float(c[1]), self.region_at(*c), 2))
+                a = _pair_alts(alts[i], alts[j]) if alts[i] or alts[j] else ()
+                axes = self._axes(merged[i], merged[j])
+                out.append(
+                    SeenCard(label, float(c[0]), float(c[1]), self.region_at(*c), 2, a, axes)
+                )
             for i in range(n):
                 if i not in used:
                     x, y = float(merged[i][0]), float(merged[i][1])
-                    out.append(SeenCard(label, x, y, self.region_at(x, y), 1))
+                    out.append(SeenCard(label, x, y, self.region_at(x, y), 1, alts[i]))
+        return self._inside_doubts(out)
+
+    def _inside_doubts(self, cards: list[SeenCard]) -> list[SeenCard]:
+        """A card seen by one corner index lying well inside a card seen by both of its corners
+        (so lying on top, nothing of another card shows through it) is probably a detection on
+        that card's art (a corner read in a joker's picture): it gets the runner-up reading "no
+        card" at ``INSIDE_COST``, so the referee drops it when the play is illegal with it."""
+        whole = [c for c in cards if c.corners == 2 and c.axes is not None]
+        if not whole:
+            return cards
+        out = []
+        hw, hh = self.card_half[0] - self.inside_mm, self.card_half[1] - self.inside_mm
+        for c in cards:
+            if c.corners == 1:
+                for w in whole:
+                    assert w.axes is not None
+                    dx, dy = c.x_mm - w.x_mm, c.y_mm - w.y_mm
+                    (ux, uy), (vx, vy) = w.axes
+                    if abs(dx * ux + dy * uy) < hw and abs(dx * vx + dy * vy) < hh:
+                        alts = dict(c.alts)
+                        alts["none"] = min(alts.get("none", INSIDE_COST), INSIDE_COST)
+                        ranked = tuple(sorted(alts.items(), key=lambda kv: (kv[1], kv[0])))
+                        c = SeenCard(c.card, c.x_mm, c.y_mm, c.region, 1, ranked[:4])
+                        break
+            out.append(c)
         return out
+
+    def _axes(self, p: np.ndarray, q: np.ndarray) -> tuple[tuple[float, float], ...] | None:
+        """Unit vectors along a card's short and long sides, from its two corner indices (the
+        indices sit at opposite corners: the diagonal between them is ``index_diag``)."""
+        d = q - p
+        norm = float(np.hypot(*d))
+        if norm < 1e-6:
+            return None
+        ang = math.atan2(float(d[1]), float(d[0])) - self.index_angle
+        ux, uy = math.cos(ang), math.sin(ang)
+        return ((ux, uy), (-uy, ux))
 
     # ---------------------------------------------------------------- the update
     def update(
@@ -387,9 +455,11 @@ class Tracker:
         regions = list(self.committed) if zones is None else self.regions_of(zones)
         busy_set = set(busy)
         counts: dict[str, Counter[str]] = {r: Counter() for r in regions}
+        unsure: dict[str, dict[str, list[Alts]]] = {}
         for c in seen:
             if c.region in counts:
                 counts[c.region][c.card] += 1
+                unsure.setdefault(c.region, {}).setdefault(c.card, []).append(c.alts)
         changes: list[Change] = []
         for r in regions:
             if region_zone(r) in busy_set:
@@ -417,7 +487,15 @@ class Tracker:
                 added = _counter_tuple(cand - old)
                 removed = _counter_tuple(old - cand)
                 self.committed[r] = cand
-                changes.append(Change(t, r, added, removed, key))
+                # runner-ups of the added cards, from this frame's instances of their labels
+                doubts: list[tuple[str, Alts]] = []
+                pool = {k: list(v) for k, v in unsure.get(r, {}).items()}
+                for label in added:
+                    got = pool.get(label)
+                    a = got.pop(0) if got else ()
+                    if a:
+                        doubts.append((label, a))
+                changes.append(Change(t, r, added, removed, key, tuple(doubts)))
         return changes
 
     def seed(self, on_table: Mapping[str, Iterable[Any]]) -> None:
@@ -455,6 +533,10 @@ class Tracker:
 # ------------------------------------------------------------------------------ interpreter
 def _cards(labels: Iterable[str]) -> tuple[Card, ...]:
     return tuple(sort_cards([parse_card(x) for x in labels]))
+
+
+def _alt_cards(alts: Alts) -> tuple[tuple[Card | None, float], ...]:
+    return tuple((None if k == "none" else parse_card(k), v) for k, v in alts)
 
 
 @dataclass
@@ -569,7 +651,8 @@ class Interpreter:
                 continue
             if r in SEATS:
                 self._play[r] = ch.contents
-                out.append(Observation(t, "played", seat=r, cards=_cards(ch.added)))
+                doubts = tuple((parse_card(c), _alt_cards(a)) for c, a in ch.doubts)
+                out.append(Observation(t, "played", seat=r, cards=_cards(ch.added), doubts=doubts))
             elif r.endswith(".band"):
                 out.append(Observation(t, "exposed", seat=region_zone(r), cards=_cards(ch.added)))
             elif r == OUTSIDE:

@@ -426,7 +426,10 @@ def _summary(ev: Event) -> str:
     d = ev.data
     ty = ev.type
     if ty == "play":
-        return f"{d['seat']} {' '.join(d['cards'])}" + ("" if d.get("legal", True) else " ✗")
+        text = f"{d['seat']} {' '.join(d['cards'])}" + ("" if d.get("legal", True) else " ✗")
+        if d.get("camera"):  # the referee re-read a camera misread (engine/referee.py)
+            text += f" (re-read; camera saw {' '.join(d['camera'])})"
+        return text
     if ty == "pass":
         return f"{d['seat']} pass"
     if ty == "foul":
@@ -473,6 +476,7 @@ def build_snapshot(w: TableWorker) -> dict[str, Any]:
             "cards": list(e.data.get("cards", [])),
             "kind": (e.data.get("combo") or {}).get("kind") if e.type == "play" else None,
             "legal": bool(e.data.get("legal", True)),
+            "reread": e.data.get("reread"),
             "t": e.t,
         }
         for e in deal_events

@@ -25,6 +25,7 @@ class Det:
     card: str
     box: tuple[float, float, float, float]
     score: float = 1.0
+    alts: tuple[tuple[str, float], ...] = ()
 
 
 Placed = tuple[str, float, float, float]  # card, x_mm, y_mm, angle (radians)

@@ -227,3 +227,55 @@ def test_pairing_prefers_fewest_cards() -> None:
     ok = {(0, 1): 0.5, (0, 2): 3.0, (1, 3): 4.0}
     assert sorted(_best_pairs(4, ok)) == [(0, 2), (1, 3)]
     assert _best_pairs(3, {}) == []
+
+
+def test_runner_up_readings_reach_the_played_observation() -> None:
+    """The detector's runner-ups of an added card travel as the observation's ``doubts``; two
+    corners of one card average their costs (a runner-up one corner lacks counts 5 there)."""
+    from dataclasses import replace
+
+    from engine.cards import parse_card
+
+    tr = Tracker(calibration())
+    sure = detections([("S9", *S_PLAY, 0.0)])
+    first = detections([("SA", *N_PLAY, 0.0)])  # two corners
+    unsure = [
+        replace(first[0], alts=(("S4", 1.0), ("none", 4.0))),
+        replace(first[1], alts=(("S4", 2.0),)),
+    ]
+    changes = feed(tr, [sure + unsure] * 2)
+    by_region = {c.region: c for c in changes}
+    assert by_region["S"].doubts == ()
+    assert by_region["N"].doubts == (("SA", (("S4", 1.5), ("none", 4.5))),)
+    obs = Interpreter().changes(0.1, changes)
+    played = {o.seat: o for o in obs if o.type == "played"}
+    assert played["S"].doubts == ()
+    assert played["N"].doubts == ((parse_card("SA"), ((parse_card("S4"), 1.5), (None, 4.5))),)
+    assert "doubts" in played["N"].to_json()
+
+
+@pytest.mark.parametrize("angle", [0.0, 0.7, -2.2])
+def test_a_corner_inside_a_whole_card_may_be_no_card(angle: float) -> None:
+    """A one-corner detection deep inside a card seen by both corners (a corner read in a
+    joker's picture) gets "none" as a runner-up; the visible corners of a fan do not."""
+    from vision.track import INSIDE_COST
+
+    tr = Tracker(calibration())
+    layout = fan(["H5", "C9", "D9"], *S_PLAY)
+    fanned = tr.cards_in(detections(layout, hide=fan_hidden(0, 3)))
+    assert all(dict(c.alts).get("none") is None for c in fanned)
+    x, y = N_PLAY
+    joker = detections([("HR", x, y, angle)])
+
+    def corner_at(card: str, px: float, py: float) -> list:
+        (u, v) = calibration().to_image([(px, py)])[0]
+        return [type(joker[0])(card, (u - 5, v - 5, u + 5, v + 5))]
+
+    art = corner_at("CA", x + 8.0, y - 10.0)  # one "corner" inside the joker
+    seen = {c.card: c for c in tr.cards_in(joker + art)}
+    assert seen["HR"].corners == 2 and dict(seen["HR"].alts).get("none") is None
+    assert seen["CA"].corners == 1 and dict(seen["CA"].alts)["none"] == INSIDE_COST
+    # the same corner beside the card, not on it: a card of its own
+    beside = corner_at("CA", x + 70.0 * np.cos(angle), y + 70.0 * np.sin(angle))
+    seen = {c.card: c for c in tr.cards_in(joker + beside)}
+    assert dict(seen["CA"].alts).get("none") is None

@@ -284,3 +284,33 @@ def test_bad_models_name_the_file(tmp_path: Path) -> None:
     lone.write_bytes(DEFAULT_MODEL.read_bytes())
     with pytest.raises(ModelError, match="card-classes.onnx: model file not found"):
         Detector(lone)
+
+
+def test_runner_up_readings_are_the_classifiers_next_best(det: Detector) -> None:
+    from vision.detector import ALT_COST, ALT_MAX
+
+    img, _ = _samples()[0]
+    found = det.detect(img)
+    assert found and any(d.alts for d in found)
+    boxes = np.asarray([d.box for d in found], np.float32)
+    probs = det.classify(img, boxes)
+    for d, p in zip(found, probs, strict=True):
+        top = det.class_names.index(d.card)
+        assert len(d.alts) <= ALT_MAX
+        costs = [c for _, c in d.alts]
+        assert costs == sorted(costs) and all(0 <= c <= ALT_COST for c in costs)
+        for name, cost in d.alts:
+            assert name != d.card
+            want = float(np.log(p[top]) - np.log(p[det.class_names.index(name)]))
+            assert cost == pytest.approx(want, abs=2e-3)
+        # nothing cheaper was left out
+        kept = {d.card, *(n for n, _ in d.alts)}
+        left = [
+            float(np.log(p[top]) - np.log(q))
+            for n, q in zip(det.class_names, p, strict=True)
+            if n not in kept
+        ]
+        if len(d.alts) < ALT_MAX:
+            assert min(left) > ALT_COST - 1e-3
+        elif costs:
+            assert min(left) >= costs[-1] - 1e-3

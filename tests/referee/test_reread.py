@@ -1,0 +1,150 @@
+"""Re-reading a camera play that is illegal as read (engine/referee.py ``reread``): the camera's
+runner-up readings (``doubts`` of a played observation) make a legal play within the budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.cards import parse_card
+from engine.deal import fold
+from engine.observations import ObservationError, parse_observation
+from engine.referee import REREAD_BUDGET, reread
+from tests.referee.helpers import Table
+
+
+def start(t: Table, leader: str = "S") -> None:
+    t.do("deal_start", first_leader=leader)
+
+
+def doubt(card: str, *alts: tuple[str | None, float]) -> dict[str, object]:
+    return {"card": card, "or": [[a, c] for a, c in alts]}
+
+
+def plays(t: Table) -> list[dict[str, object]]:
+    return [e.data for e in t.ref.events if e.type == "play"]
+
+
+def test_a_rank_slip_in_a_straight_is_re_read_and_says_so() -> None:
+    t = Table()
+    start(t)
+    t.do("played", seat="S", cards="D3 C4 H5 S6 DA".split(), doubts=[doubt("DA", ("D7", 1.2))])
+    (p,) = plays(t)
+    assert sorted(p["cards"]) == sorted(["D3", "C4", "H5", "S6", "D7"])  # type: ignore[arg-type]
+    assert p["legal"] is True and p["combo"]["kind"] == "straight"  # type: ignore[index]
+    assert p["camera"] == ["D3", "C4", "H5", "S6", "DA"]
+    assert "D7 for DA" in str(p["reread"])
+    assert not t.fouls()
+    assert t.deal.counts["S"] == 22 and t.deal.turn == "E"
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_runner_up_over_the_budget_leaves_the_play_illegal() -> None:
+    t = Table()
+    start(t)
+    far = REREAD_BUDGET + 0.5
+    t.do("played", seat="S", cards="D3 C4 H5 S6 DA".split(), doubts=[doubt("DA", ("D7", far))])
+    (p,) = plays(t)
+    assert p["legal"] is False and "camera" not in p
+    assert [f["kind"] for f in t.fouls()] == ["illegal_play"]
+
+
+def test_a_legal_reading_is_kept_whatever_the_doubts() -> None:
+    t = Table()
+    start(t)
+    t.do("played", seat="S", cards=["DA"], doubts=[doubt("DA", ("D4", 0.01))])
+    (p,) = plays(t)
+    assert p["cards"] == ["DA"] and p["legal"] is True and "camera" not in p
+
+
+def test_two_doubtful_cards_are_changed_together_to_beat_the_trick() -> None:
+    t = Table()
+    start(t)
+    t.play("S", "S9 S9")
+    # E's pair of fives does not beat nines; one T alone is not a pair; both Ts (cost 2.0) are
+    t.do(
+        "played",
+        seat="E",
+        cards="S5 S5".split(),
+        doubts=[doubt("S5", ("ST", 1.0)), doubt("S5", ("ST", 1.0))],
+    )
+    p = plays(t)[-1]
+    assert p["cards"] == ["ST", "ST"] and p["legal"] is True
+    assert not t.fouls()
+
+
+def test_a_card_that_is_not_there_is_dropped() -> None:
+    t = Table()
+    start(t)
+    # a corner on card art read as C7 beside a pair
+    t.do("played", seat="S", cards="S3 S3 C7".split(), doubts=[doubt("C7", (None, 0.6))])
+    (p,) = plays(t)
+    assert p["cards"] == ["S3", "S3"] and p["combo"]["kind"] == "pair"  # type: ignore[index]
+    assert "no card for C7" in str(p["reread"])
+    assert t.deal.counts["S"] == 25
+
+
+def test_a_third_copy_is_re_read_as_the_other_suit() -> None:
+    t = Table()
+    start(t)
+    t.play("S", "SA SA")
+    for s in "ENW":
+        t.pass_(s)
+    assert t.deal.turn == "S"
+    t.do("played", seat="S", cards=["SA"], doubts=[doubt("SA", ("CA", 1.5), ("HA", 2.5))])
+    p = plays(t)[-1]
+    assert p["cards"] == ["CA"] and p["camera"] == ["SA"]
+    assert not t.fouls("duplicate_card")
+
+
+def test_out_of_turn_is_not_re_read() -> None:
+    t = Table()
+    start(t)
+    t.do("played", seat="N", cards=["DA"], doubts=[doubt("DA", ("D4", 0.1))])
+    assert [f["kind"] for f in t.fouls()] == ["out_of_turn"]
+
+
+def test_reread_tries_cheapest_first_and_respects_the_budget() -> None:
+    cards = [parse_card(c) for c in "S3 S4".split()]
+    d = [
+        (parse_card("S4"), ((parse_card("S3"), 2.0), (parse_card("H3"), 1.0))),
+        (parse_card("S3"), ((parse_card("S4"), 1.5),)),
+    ]
+
+    def pair(cs: list[object]) -> bool:
+        return len(cs) == 2 and str(cs[0])[1] == str(cs[1])[1]
+
+    got = reread(cards, d, pair)  # type: ignore[arg-type]
+    assert got is not None
+    new, cost, changes = got
+    assert cost == 1.0 and changes == ["H3 for S4"]
+    assert reread(cards, d, pair, budget=0.9) is None  # type: ignore[arg-type]
+    assert reread(cards, d, lambda cs: False) is None
+
+
+def test_doubts_round_trip_and_bad_doubts_are_named() -> None:
+    raw = {
+        "t": 1.0,
+        "type": "played",
+        "seat": "S",
+        "cards": ["D3", "DA"],
+        "doubts": [{"card": "DA", "or": [["D4", 1.25], [None, 3.0]]}],
+    }
+    o = parse_observation(raw)
+    assert o.doubts == ((parse_card("DA"), ((parse_card("D4"), 1.25), (None, 3.0))),)
+    assert parse_observation(o.to_json()) == o and parse_observation(o.to_json()).doubts == o.doubts
+    bad = [
+        ({"card": "C9", "or": []}, "not (or not that often) among the played cards"),
+        ({"card": "DA", "or": [["D4", -1]]}, "cost must be a number >= 0"),
+        ({"card": "DA", "or": [["Z9", 1]]}, "'or'[0]"),
+        ({"card": "DA"}, "needs 'card' and 'or'"),
+        ("DA", "needs 'card' and 'or'"),
+    ]
+    for item, msg in bad:
+        with pytest.raises(ObservationError, match=r"doubts") as exc:
+            parse_observation({**raw, "doubts": [item]}, where="obs.jsonl line 3")
+        assert msg in str(exc.value) and "obs.jsonl line 3" in str(exc.value)
+    with pytest.raises(ObservationError, match="must be a list"):
+        parse_observation({**raw, "doubts": "DA"})
+    two = {**raw, "doubts": [{"card": "DA", "or": []}, {"card": "DA", "or": []}]}
+    with pytest.raises(ObservationError, match="not that often"):
+        parse_observation(two)
