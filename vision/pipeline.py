@@ -413,6 +413,7 @@ class TablePipeline:
             elif np.count_nonzero(changed & m) > self.changed_px:
                 self._detecting.add(z)
         self._prev = gray
+        tracker.touch(busy)
         out += self._lamps(t, image)
         full = t - self._last_full >= self.refresh_s
         todo = set(cal.zones) if full else (self._detecting - busy)
@@ -438,6 +439,12 @@ class TablePipeline:
                     self._ref[m] = gray[m]
                     if not any(tracker.committed[r] for r in tracker.regions_of([z])):
                         self._bg[m] = gray[m]
+        for ch in self.interpreter.rereads:
+            self.report.warnings.append(
+                f"t={ch.t:.2f}s: zone {ch.region} read again with no hand near: "
+                f"+{' '.join(ch.added) or '-'} -{' '.join(ch.removed) or '-'} (not a play)"
+            )
+        self.interpreter.rereads.clear()
         out += self.interpreter.flush(t)
         return out
 

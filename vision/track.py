@@ -17,6 +17,19 @@ two decks hold two of each card; a fanned pair shows two top-left indices ~15-30
 Detections of the same corner closer than ``same_mm`` are merged (tile overlaps, double boxes);
 detections scoring under ``min_score`` (corner score x class probability) are ignored.
 
+Doubts: each detection carries the classifier's runner-up readings (``vision.detector``
+``Detection.alts``); a card seen by one corner index also gets "no card there" as a runner-up
+when it lies inside a card seen whole, or when it lies a card's corner-to-corner distance from
+a card whose label is its own runner-up (one card, one corner misread). The added cards'
+runner-ups travel to the ``played`` observation as ``doubts``, which the referee uses only when
+the play is illegal as read (engine/referee.py ``reread``).
+
+Touched: cards do not move by themselves. A region's change committed while no hand or motion
+came near its zone since its last commit (``Change.touched`` false; the pipeline reports every
+frame's busy zones through :meth:`Tracker.touch`) is the detector reading the same cards
+differently (a label flickering, a corner found late); in a play zone it is no ``played``
+observation (:attr:`Interpreter.rereads`; the pipeline lists them in its report).
+
 Regions (derived from the calibration's zones):
 
 * ``N E S W``: the seat's play zone (its trapezoid, further than ``band_mm`` from its edge);
@@ -81,7 +94,13 @@ Alts = tuple[tuple[str, float], ...]
 #: What a missing runner-up costs when two corners of one card are combined (the detector keeps
 #: runner-ups up to vision.detector.ALT_COST)
 _ALT_CAP = 5.0
-#: Cost of "no card there" for a one-corner detection inside a card seen whole (Tracker)
+#: What the distance of two corners fitting one card takes off the cost of "this corner is the
+#: misread second corner of that card" (Tracker._pair_doubts), in nats
+PAIR_BONUS = 0.5
+#: Cost of "no card there" for a one-corner detection inside a card seen whole (Tracker). Other
+#: one-corner cards get no such runner-up: tried at 2.0 on the bench games (2026-11-30), it
+#: turned real illegal plays (two unrelated cards, fanned: one shows one corner) into legal
+#: singles about as often as it removed a corner read in card art.
 INSIDE_COST = 0.5
 
 
@@ -157,6 +176,9 @@ class Change:
     #: runner-up readings of added cards the detector was not sure of: ``(card, alts)``, one
     #: per card instance (engine.observations "doubts")
     doubts: tuple[tuple[str, Alts], ...] = ()
+    #: whether a hand or motion was over the region's zone since its last commit; cards do
+    #: not move by themselves, so an untouched change is the detector reading differently
+    touched: bool = True
 
 
 def _counter_tuple(c: Mapping[str, int]) -> tuple[str, ...]:
@@ -323,6 +345,7 @@ class Tracker:
         self._history: dict[str, list[Counter[str]]] = {r: [] for r in self.committed}
         self._candidate: dict[str, tuple[tuple[str, ...], int]] = {}
         self.last_seen: list[SeenCard] = []
+        self._touched: dict[str, bool] = dict.fromkeys(self.committed, True)
 
     # ---------------------------------------------------------------- regions
     def regions(self) -> list[str]:
@@ -397,11 +420,39 @@ class Tracker:
                 if i not in used:
                     x, y = float(merged[i][0]), float(merged[i][1])
                     out.append(SeenCard(label, x, y, self.region_at(x, y), 1, alts[i]))
-        return self._inside_doubts(out)
+        return self._inside_doubts(self._pair_doubts(out))
+
+    def _pair_doubts(self, cards: list[SeenCard]) -> list[SeenCard]:
+        """Two one-corner cards ``pair_mm`` apart, where the first's runner-up reading is the
+        second's label, may be the two corners of one card with one corner misread (a CJ read
+        C3 at one corner): the first gets the runner-up "no card" at that reading's cost less
+        ``PAIR_BONUS`` (the distance fits one card; a second copy of the label would not
+        explain it)."""
+        singles = [c for c in cards if c.corners == 1]
+        if len(singles) < 2:
+            return cards
+        out = []
+        for c in cards:
+            costs = dict(c.alts)
+            best: float | None = None
+            if c.corners == 1 and costs:
+                for o in singles:
+                    if o is c or o.card == c.card or o.card not in costs:
+                        continue
+                    d = math.hypot(c.x_mm - o.x_mm, c.y_mm - o.y_mm)
+                    if abs(d - self.pair_mm) <= self.pair_tol_mm:
+                        v = max(0.0, costs[o.card] - PAIR_BONUS)
+                        best = v if best is None else min(best, v)
+            if best is not None and best < costs.get("none", math.inf):
+                costs["none"] = round(best, 3)
+                ranked = tuple(sorted(costs.items(), key=lambda kv: (kv[1], kv[0])))
+                c = SeenCard(c.card, c.x_mm, c.y_mm, c.region, 1, ranked[:4], c.axes)
+            out.append(c)
+        return out
 
     def _inside_doubts(self, cards: list[SeenCard]) -> list[SeenCard]:
         """A card seen by one corner index lying well inside a card seen by both of its corners
-        (so lying on top, nothing of another card shows through it) is probably a detection on
+        (so lying on top: nothing of another card shows through it) is probably a detection on
         that card's art (a corner read in a joker's picture): it gets the runner-up reading "no
         card" at ``INSIDE_COST``, so the referee drops it when the play is illegal with it."""
         whole = [c for c in cards if c.corners == 2 and c.axes is not None]
@@ -461,6 +512,7 @@ class Tracker:
                 counts[c.region][c.card] += 1
                 unsure.setdefault(c.region, {}).setdefault(c.card, []).append(c.alts)
         changes: list[Change] = []
+        self.touch(busy_set)
         for r in regions:
             if region_zone(r) in busy_set:
                 self._history[r] = []
@@ -495,8 +547,15 @@ class Tracker:
                     a = got.pop(0) if got else ()
                     if a:
                         doubts.append((label, a))
-                changes.append(Change(t, r, added, removed, key, tuple(doubts)))
+                changes.append(Change(t, r, added, removed, key, tuple(doubts), self._touched[r]))
+                self._touched[r] = False
         return changes
+
+    def touch(self, zones: Iterable[str]) -> None:
+        """Zones with a hand or motion over them this frame (also when nothing is detected
+        there): their next committed change is a physical one (``Change.touched``)."""
+        for r in self.regions_of(zones):
+            self._touched[r] = True
 
     def seed(self, on_table: Mapping[str, Iterable[Any]]) -> None:
         """Start from what is known to lie on the table (a restart: see :class:`TableState`):
@@ -563,6 +622,8 @@ class Interpreter:
     _tributes: dict[str, str] = field(default_factory=dict)  # receiver -> payer
     _returned: set[str] = field(default_factory=set)
     _play: dict[str, tuple[str, ...]] = field(default_factory=lambda: {s: () for s in SEATS})
+    #: changes of a play zone with no hand near (not plays): the pipeline reports them
+    rereads: list[Change] = field(default_factory=list)
 
     def resume(self, state: TableState) -> None:
         """Go on from ``state`` (see :class:`TableState`): the seats' play zones as they lie (so
@@ -651,6 +712,11 @@ class Interpreter:
                 continue
             if r in SEATS:
                 self._play[r] = ch.contents
+                if not ch.touched:
+                    # no hand came near: the detector now reads the zone differently (a label
+                    # flickering, a corner found late), which is no play by the seat
+                    self.rereads.append(ch)
+                    continue
                 doubts = tuple((parse_card(c), _alt_cards(a)) for c, a in ch.doubts)
                 out.append(Observation(t, "played", seat=r, cards=_cards(ch.added), doubts=doubts))
             elif r.endswith(".band"):

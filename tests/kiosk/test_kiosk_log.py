@@ -262,3 +262,43 @@ def test_an_alarm_cleared_from_another_thread_stays_cleared_on_the_screen(
         thread.join()
     assert errors == []
     assert w.snapshot()["alarms"] == []
+
+
+def test_a_re_read_camera_play_is_logged_and_rebuilt_the_same(tmp_path: Path) -> None:
+    """A camera play with runner-up readings (``doubts``) goes through the log as observed; the
+    referee's re-read is in the event, and a restarted kiosk rebuilds the same events."""
+    import json
+
+    lines = [
+        {"t": 1.0, "type": "deal_start", "first_leader": "S"},
+        {
+            "t": 3.0,
+            "type": "played",
+            "seat": "S",
+            "cards": ["D3", "C4", "H5", "S6", "DA"],
+            "doubts": [{"card": "DA", "or": [["D7", 0.9], [None, 4.0]]}],
+        },
+        {"t": 5.0, "type": "pass", "seat": "E"},
+    ]
+    f = tmp_path / "obs.jsonl"
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    db = tmp_path / "k.db"
+    w = _worker(db, f)
+    w.start()
+    try:
+        wait_for(lambda: _done(w) and any(e.type == "pass" for e in w.events), 30, "the plays")
+    finally:
+        w.stop()
+    play = next(e for e in w.store.events() if e.type == "play")
+    assert sorted(play["cards"]) == sorted(["D3", "C4", "H5", "S6", "D7"])
+    assert play["camera"] == ["D3", "C4", "H5", "S6", "DA"] and play["legal"] is True
+    assert "(re-read; camera saw D3 C4 H5 S6 DA)" in str(w.snapshot())
+    before = [dump_event(e) for e in w.store.events()]
+    w.store.close()
+    w2 = _worker(db, None)  # rebuilds the referee from the logged observations
+    w2.start()
+    try:
+        assert [dump_event(e) for e in w2.store.events()] == before
+        assert w2.referee.state.to_json() == fold(w2.store.events(), w2.profile).to_json()
+    finally:
+        w2.stop()

@@ -262,8 +262,9 @@ def test_a_corner_inside_a_whole_card_may_be_no_card(angle: float) -> None:
 
     tr = Tracker(calibration())
     layout = fan(["H5", "C9", "D9"], *S_PLAY)
-    fanned = tr.cards_in(detections(layout, hide=fan_hidden(0, 3)))
-    assert all(dict(c.alts).get("none") is None for c in fanned)
+    fanned = {c.card: c for c in tr.cards_in(detections(layout, hide=fan_hidden(0, 3)))}
+    assert [fanned[k].corners for k in ("H5", "C9", "D9")] == [1, 1, 2]
+    assert all(dict(c.alts).get("none") is None for c in fanned.values())
     x, y = N_PLAY
     joker = detections([("HR", x, y, angle)])
 
@@ -279,3 +280,44 @@ def test_a_corner_inside_a_whole_card_may_be_no_card(angle: float) -> None:
     beside = corner_at("CA", x + 70.0 * np.cos(angle), y + 70.0 * np.sin(angle))
     seen = {c.card: c for c in tr.cards_in(joker + beside)}
     assert dict(seen["CA"].alts).get("none") is None
+
+
+def test_a_change_with_no_hand_near_is_no_play() -> None:
+    """Cards do not move by themselves: a zone read differently while no hand came near (a
+    label flickering DA -> D4) is committed but is no ``played``; with a hand it is a play."""
+    tr = Tracker(calibration())
+    it = Interpreter()
+    first = feed(tr, [detections([("DA", *S_PLAY, 0.0)])] * 2)
+    assert [c.touched for c in first] == [True]  # the first look at a zone counts as touched
+    assert [o.type for o in it.changes(0.1, first)] == ["played"]
+    relabel = feed(tr, [detections([("D4", *S_PLAY, 0.0)])] * 2, t0=1.0)
+    assert [(c.added, c.removed, c.touched) for c in relabel] == [(("D4",), ("DA",), False)]
+    assert it.changes(1.1, relabel) == [] and it.rereads == relabel
+    # a hand over the zone (no detection while it is there), then a card added: a play
+    tr.touch({"S"})
+    added = feed(tr, [detections([("D4", *S_PLAY, 0.0), ("C9", 450.0, 640.0, 0.0)])] * 2, t0=2.0)
+    assert [(c.added, c.touched) for c in added] == [(("C9",), True)]
+    assert [(o.type, o.seat) for o in it.changes(2.1, added)] == [("played", "S")]
+
+
+def test_a_misread_second_corner_may_be_no_card() -> None:
+    """A card whose two corners are read differently (CJ and C3, C3's runner-up CJ) shows as
+    two one-corner cards a card's diagonal apart: C3 gets "no card" at its CJ cost less the
+    pairing bonus; without CJ among its runner-ups, or not at that distance, it does not."""
+    from dataclasses import replace
+
+    from vision.track import PAIR_BONUS
+
+    tr = Tracker(calibration())
+    tl, br = detections([("CJ", *S_PLAY, 0.3)])
+    misread = replace(br, card="C3", alts=(("CJ", 0.9), ("C5", 2.0)))
+    seen = {c.card: c for c in tr.cards_in([tl, misread])}
+    assert seen["CJ"].corners == 1 and seen["C3"].corners == 1
+    assert dict(seen["C3"].alts)["none"] == pytest.approx(0.9 - PAIR_BONUS)
+    assert "none" not in dict(seen["CJ"].alts)
+    other = replace(br, card="C3", alts=(("C5", 0.2),))
+    assert "none" not in dict({c.card: c for c in tr.cards_in([tl, other])}["C3"].alts)
+    # a fan's top-left corners: another card's label as runner-up, but 17 mm apart
+    a, b = detections(fan(["C3", "CJ"], *S_PLAY), hide={(0, 1), (1, 1)})
+    near = {c.card: c for c in tr.cards_in([replace(a, alts=(("CJ", 0.9),)), b])}
+    assert "none" not in dict(near["C3"].alts)
