@@ -6,9 +6,10 @@ Two stages, both pure (no I/O, no camera), so they are tested with synthetic det
 visible corner index) into card instances in table millimetres and keeps, per *region*, the
 multiset of cards lying there. A region's change is **committed** only after the same multiset
 was seen in ``stable_frames`` consecutive observations of that region while no hand was over its
-zone (``busy``); a detection that flickers for a frame is ignored, and per label the count is the
-largest of the last ``window`` observations (consecutive ones: a region not observed for
-``max_gap_s`` starts afresh), so a corner missed in one frame costs nothing.
+zone (``busy``). Per label, over the last ``window`` observations (consecutive ones: a region
+not observed for ``max_gap_s`` starts afresh), a count goes up only when ``confirm`` of them
+see it (a ghost detection in one frame is no card) and goes down only when none of them does
+(a corner missed in one frame costs nothing).
 
 Counting: the two corner indices of one card are ``pair_mm`` apart (from the card size and the
 index position, ~80 mm for a 63 x 88 mm card), so two corners of the same label at about that
@@ -317,13 +318,14 @@ class Tracker:
         same_mm: float = 6.0,
         band_mm: float = 110.0,
         stable_frames: int = 2,
-        window: int = 2,
+        window: int = 3,
+        confirm: int = 2,
         min_score: float = 0.25,
         max_gap_s: float = 0.5,
         inside_mm: float = 5.0,
     ) -> None:
-        if stable_frames < 1 or window < 1:
-            raise ValueError("Tracker: stable_frames and window must be >= 1")
+        if stable_frames < 1 or window < 1 or not 1 <= confirm <= window:
+            raise ValueError("Tracker: stable_frames and window must be >= 1, confirm 1..window")
         self.calibration = calibration
         g = calibration.geometry
         self.width_mm, self.height_mm = float(g.width_mm), float(g.height_mm)
@@ -338,6 +340,7 @@ class Tracker:
         self.band_mm = band_mm
         self.stable_frames = stable_frames
         self.window = window
+        self.confirm = confirm
         self.min_score = min_score
         self.max_gap_s = max_gap_s
         self._last_t: dict[str, float] = {}
@@ -526,10 +529,21 @@ class Tracker:
             self._last_t[r] = t
             hist.append(counts[r])
             del hist[: -self.window]
+            # per label: more copies than committed only when seen in ``confirm`` frames of the
+            # window (a ghost of one frame is no card); fewer only when no frame of the window
+            # sees them (a corner missed in a frame costs nothing)
             cand: Counter[str] = Counter()
-            for h in hist:
-                for k, n in h.items():
-                    cand[k] = max(cand[k], n)
+            have = self.committed[r]
+            need = min(self.confirm, len(hist))
+            for k in {k for h in hist for k in h} | set(have):
+                seen_n = sorted((h[k] for h in hist), reverse=True)
+                if seen_n[need - 1] > have[k]:
+                    cand[k] = seen_n[need - 1]
+                elif seen_n[0] < have[k]:
+                    cand[k] = seen_n[0]
+                else:
+                    cand[k] = have[k]
+            cand = +cand
             key = _counter_tuple(cand)
             prev_key, streak = self._candidate.get(r, ((), 0))
             streak = streak + 1 if prev_key == key and r in self._candidate else 1

@@ -321,3 +321,14 @@ def test_a_misread_second_corner_may_be_no_card() -> None:
     a, b = detections(fan(["C3", "CJ"], *S_PLAY), hide={(0, 1), (1, 1)})
     near = {c.card: c for c in tr.cards_in([replace(a, alts=(("CJ", 0.9),)), b])}
     assert "none" not in dict(near["C3"].alts)
+
+
+def test_a_ghost_in_one_frame_is_no_card_but_two_frames_are() -> None:
+    tr = Tracker(calibration())
+    play = detections(fan(["S3", "S4"], *S_PLAY), hide=fan_hidden(0, 2))
+    ghost = play + detections([("H9", 450.0, 640.0, 0.0)])[:1]
+    assert [c.added for c in feed(tr, [play] * 3)] == [("S3", "S4")]
+    assert feed(tr, [play, ghost, play, play, ghost, play], t0=1.0) == []
+    # seen in two frames of three: a card
+    ch = feed(tr, [ghost, play, ghost, ghost], t0=2.0)
+    assert [c.added for c in ch] == [("H9",)]
