@@ -31,7 +31,8 @@ leads (engine/tribute.py), and the fouls of CONTRACT.md with the profile's penal
 Camera misreads: a ``played`` observation may carry the camera's runner-up readings
 (``doubts``). A play that is illegal as read (not a combo, does not beat the trick, a third copy
 of a card, more cards than the seat holds) is re-read (:func:`reread`): the cheapest changes
-within ``REREAD_BUDGET`` that make it legal are taken, and the ``play`` event says so
+within ``REREAD_BUDGET`` (``REREAD_BUDGET_IMPOSSIBLE`` when the reading cannot be true: three
+copies of a card in one play) that make it legal are taken, and the ``play`` event says so
 (``camera``: the cards as read, ``reread``: what changed and its cost). An honest illegal play
 stays one unless the camera itself doubted it; a play that is legal as read is never changed.
 
@@ -79,7 +80,15 @@ from engine.tribute import (
     tribute_problem,
 )
 
-__all__ = ["Referee", "referee_events", "choose_reading", "combo_json", "reread", "REREAD_BUDGET"]
+__all__ = [
+    "Referee",
+    "referee_events",
+    "choose_reading",
+    "combo_json",
+    "reread",
+    "REREAD_BUDGET",
+    "REREAD_BUDGET_IMPOSSIBLE",
+]
 
 #: A camera reading of a play that is not a legal play (not a combo, does not beat the trick, a
 #: third copy of a card) is re-read with the camera's runner-up readings (``Observation.doubts``):
@@ -88,6 +97,9 @@ __all__ = ["Referee", "referee_events", "choose_reading", "combo_json", "reread"
 #: seldom play illegally, a classifier slip on a tiny index is common; a play illegal in every
 #: reading within the budget stays illegal (and is a foul).
 REREAD_BUDGET: Final = 3.0
+#: The budget when the camera's reading cannot be true (three copies of one card in a play: two
+#: decks hold two): the camera is wrong for sure, so any runner-up it kept may be the truth
+REREAD_BUDGET_IMPOSSIBLE: Final = 10.0
 #: at most this many readings are tried per play
 _REREAD_TRIES: Final = 256
 
@@ -532,13 +544,22 @@ class _Core:
         self._slow(obs.t, seat, d)
         camera: list[str] | None = None
         if obs.doubts and not self._legal(d, seat, cards):
-            found = reread(cards, obs.doubts, lambda cs: self._legal(d, seat, cs))
+            # three copies of a card in one play cannot be: the camera is wrong for sure, so
+            # any of its runner-ups may be the truth; otherwise an illegal play may be real
+            impossible = max(seen.values()) > 2
+            found = reread(
+                cards,
+                obs.doubts,
+                lambda cs: self._legal(d, seat, cs),
+                REREAD_BUDGET_IMPOSSIBLE if impossible else REREAD_BUDGET,
+            )
             if found is not None:
                 camera = text
                 cards = found[0]
                 text = [str(c) for c in cards]
+                why_read = "more than two copies of a card" if impossible else "not a legal play"
                 note = (
-                    f"camera read {' '.join(camera)}: not a legal play; re-read as "
+                    f"camera read {' '.join(camera)}: {why_read}; re-read as "
                     f"{' '.join(text)} ({', '.join(found[2])}; cost {found[1]:.2f})"
                 )
                 seen = {}

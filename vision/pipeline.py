@@ -420,16 +420,16 @@ class TablePipeline:
         if todo:
             if full:
                 dets = self._detect(index, image, None)
-                zones = None
                 self._last_full = t
+                changes = tracker.update(t, dets, zones=None, busy=busy)
             else:
-                x0 = min(self._rois[z][0] for z in todo)
-                y0 = min(self._rois[z][1] for z in todo)
-                x1 = max(self._rois[z][2] for z in todo)
-                y1 = max(self._rois[z][3] for z in todo)
-                dets = self._detect(index, image, (x0, y0, x1, y1))
-                zones = todo
-            changes = tracker.update(t, dets, zones=zones, busy=busy)
+                # each zone in its own fixed crop: a zone seen through a crop that changes with
+                # the other zones being looked at gets different detections of the same cards
+                # (a corner at score 0.38 in one crop, under the floor in the next)
+                changes = []
+                for z in sorted(todo):
+                    dets = self._detect(index, image, self._rois[z])
+                    changes += tracker.update(t, dets, zones={z}, busy=busy)
             if changes:
                 out += self.interpreter.changes(t, changes)
             for z in list(todo):

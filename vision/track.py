@@ -6,10 +6,10 @@ Two stages, both pure (no I/O, no camera), so they are tested with synthetic det
 visible corner index) into card instances in table millimetres and keeps, per *region*, the
 multiset of cards lying there. A region's change is **committed** only after the same multiset
 was seen in ``stable_frames`` consecutive observations of that region while no hand was over its
-zone (``busy``). Per label, over the last ``window`` observations (consecutive ones: a region
-not observed for ``max_gap_s`` starts afresh), a count goes up only when ``confirm`` of them
-see it (a ghost detection in one frame is no card) and goes down only when none of them does
-(a corner missed in one frame costs nothing).
+zone (``busy``). Per label, over the last observations of the region (consecutive ones: a
+region not observed for ``max_gap_s`` starts afresh), a count goes up only when ``confirm`` of
+the last ``window`` see it (a ghost detection in one frame is no card) and goes down only when
+none of the last ``drop_window`` does (a corner missed in one frame costs nothing).
 
 Counting: the two corner indices of one card are ``pair_mm`` apart (from the card size and the
 index position, ~80 mm for a 63 x 88 mm card), so two corners of the same label at about that
@@ -318,14 +318,17 @@ class Tracker:
         same_mm: float = 6.0,
         band_mm: float = 110.0,
         stable_frames: int = 2,
-        window: int = 3,
+        window: int = 5,
         confirm: int = 2,
+        drop_window: int = 2,
         min_score: float = 0.25,
         max_gap_s: float = 0.5,
         inside_mm: float = 5.0,
     ) -> None:
-        if stable_frames < 1 or window < 1 or not 1 <= confirm <= window:
-            raise ValueError("Tracker: stable_frames and window must be >= 1, confirm 1..window")
+        if stable_frames < 1 or window < 1 or drop_window < 1 or not 1 <= confirm <= window:
+            raise ValueError(
+                "Tracker: stable_frames, window and drop_window must be >= 1, confirm 1..window"
+            )
         self.calibration = calibration
         g = calibration.geometry
         self.width_mm, self.height_mm = float(g.width_mm), float(g.height_mm)
@@ -341,6 +344,7 @@ class Tracker:
         self.stable_frames = stable_frames
         self.window = window
         self.confirm = confirm
+        self.drop_window = drop_window
         self.min_score = min_score
         self.max_gap_s = max_gap_s
         self._last_t: dict[str, float] = {}
@@ -349,6 +353,7 @@ class Tracker:
         self._candidate: dict[str, tuple[tuple[str, ...], int]] = {}
         self.last_seen: list[SeenCard] = []
         self._touched: dict[str, bool] = dict.fromkeys(self.committed, True)
+        self._unconfirmed: dict[str, bool] = dict.fromkeys(self.committed, False)
 
     # ---------------------------------------------------------------- regions
     def regions(self) -> list[str]:
@@ -520,6 +525,7 @@ class Tracker:
             if region_zone(r) in busy_set:
                 self._history[r] = []
                 self._candidate.pop(r, None)
+                self._unconfirmed[r] = False
                 continue
             hist = self._history[r]
             if t - self._last_t.get(r, -math.inf) > self.max_gap_s:
@@ -528,22 +534,26 @@ class Tracker:
                 self._candidate.pop(r, None)
             self._last_t[r] = t
             hist.append(counts[r])
-            del hist[: -self.window]
-            # per label: more copies than committed only when seen in ``confirm`` frames of the
-            # window (a ghost of one frame is no card); fewer only when no frame of the window
-            # sees them (a corner missed in a frame costs nothing)
+            del hist[: -max(self.window, self.drop_window)]
+            # per label: more copies than committed only when ``confirm`` of the last ``window``
+            # looks see them (a ghost of one frame is no card); fewer only when none of the last
+            # ``drop_window`` looks does (a corner missed in one frame costs nothing)
             cand: Counter[str] = Counter()
             have = self.committed[r]
-            need = min(self.confirm, len(hist))
+            add_h, drop_h = hist[-self.window :], hist[-self.drop_window :]
+            need = min(self.confirm, len(add_h))
             for k in {k for h in hist for k in h} | set(have):
-                seen_n = sorted((h[k] for h in hist), reverse=True)
+                seen_n = sorted((h[k] for h in add_h), reverse=True)
+                most = max(h[k] for h in drop_h)
                 if seen_n[need - 1] > have[k]:
                     cand[k] = seen_n[need - 1]
-                elif seen_n[0] < have[k]:
-                    cand[k] = seen_n[0]
+                elif most < have[k]:
+                    cand[k] = most
                 else:
                     cand[k] = have[k]
             cand = +cand
+            # something seen but not yet confirmed: keep looking (Tracker.pending)
+            self._unconfirmed[r] = any(n > cand[k] for h in hist for k, n in h.items())
             key = _counter_tuple(cand)
             prev_key, streak = self._candidate.get(r, ((), 0))
             streak = streak + 1 if prev_key == key and r in self._candidate else 1
@@ -586,6 +596,7 @@ class Tracker:
             self._history[r] = []
             self._candidate.pop(r, None)
             self._last_t.pop(r, None)
+            self._unconfirmed[r] = False
 
     def pending(self, zones: Iterable[str] | None = None) -> bool:
         """True while some region (of ``zones``) sees something other than what it committed,
@@ -596,6 +607,8 @@ class Tracker:
             if key is None:
                 return True
             if key != _counter_tuple(self.committed[r]) or streak < self.stable_frames:
+                return True
+            if self._unconfirmed.get(r):
                 return True
         return False
 

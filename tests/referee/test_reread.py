@@ -148,3 +148,26 @@ def test_doubts_round_trip_and_bad_doubts_are_named() -> None:
     two = {**raw, "doubts": [{"card": "DA", "or": []}, {"card": "DA", "or": []}]}
     with pytest.raises(ObservationError, match="not that often"):
         parse_observation(two)
+
+
+def test_three_copies_in_one_play_cannot_be_so_dearer_runner_ups_are_used() -> None:
+    """Clubs read as spades: S7 S7 S7 D7 D7 cannot be (two decks), so a runner-up dearer than
+    the budget for a merely illegal play is taken; the same cost on a possible reading is not."""
+    t = Table()
+    start(t)
+    dear = REREAD_BUDGET + 0.3
+    t.do(
+        "played",
+        seat="S",
+        cards="S7 S7 S7 D7 D7".split(),
+        doubts=[doubt("S7", ("C7", dear)), doubt("D7", ("H7", 1.07))],
+    )
+    (p,) = plays(t)
+    assert sorted(p["cards"]) == sorted("S7 S7 C7 D7 D7".split())  # type: ignore[arg-type]
+    assert p["combo"]["kind"] == "bomb" and "more than two copies" in str(p["reread"])  # type: ignore[index]
+    assert not t.fouls()
+    # a possible but illegal reading with the same runner-up stays illegal
+    t2 = Table()
+    start(t2)
+    t2.do("played", seat="S", cards="S7 D8".split(), doubts=[doubt("D8", ("D7", dear))])
+    assert [f["kind"] for f in t2.fouls()] == ["illegal_play"]
