@@ -16,7 +16,8 @@ index position, ~80 mm for a 63 x 88 mm card), so two corners of the same label 
 distance are one card; corners of the same label much closer than that are different cards (the
 two decks hold two of each card; a fanned pair shows two top-left indices ~15-30 mm apart).
 Detections of the same corner closer than ``same_mm`` are merged (tile overlaps, double boxes);
-detections scoring under ``min_score`` (corner score x class probability) are ignored.
+detections scoring under ``min_score`` (corner score x class probability) are ignored, unless
+over ``keep_score`` where the same label scored over ``min_score`` a moment ago (hysteresis).
 
 Doubts: each detection carries the classifier's runner-up readings (``vision.detector``
 ``Detection.alts``); a card seen by one corner index also gets "no card there" as a runner-up
@@ -163,6 +164,16 @@ class SeenCard:
     alts: Alts = ()
     #: seen by both corners: unit vectors along its short and long sides (table mm)
     axes: tuple[tuple[float, float], ...] | None = None
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """A weak detection kept by the tracker's hysteresis (scored at the floor)."""
+
+    card: str
+    box: Box
+    score: float
+    alts: Alts = ()
 
 
 @dataclass(frozen=True)
@@ -324,6 +335,9 @@ class Tracker:
         min_score: float = 0.25,
         max_gap_s: float = 0.5,
         inside_mm: float = 5.0,
+        keep_score: float = 0.12,
+        keep_mm: float = 6.0,
+        keep_s: float = 1.0,
     ) -> None:
         if stable_frames < 1 or window < 1 or drop_window < 1 or not 1 <= confirm <= window:
             raise ValueError(
@@ -338,6 +352,8 @@ class Tracker:
         self.index_angle = math.atan2(h - 2 * iy, w - 2 * ix)
         self.card_half = (w / 2, h / 2)
         self.inside_mm = inside_mm
+        self.keep_score, self.keep_mm, self.keep_s = keep_score, keep_mm, keep_s
+        self._strong: list[tuple[float, str, float, float]] = []
         self.pair_tol_mm = pair_tol_mm
         self.same_mm = same_mm
         self.band_mm = band_mm
@@ -494,6 +510,35 @@ class Tracker:
         ux, uy = math.cos(ang), math.sin(ang)
         return ((ux, uy), (-uy, ux))
 
+    def _hysteresis(self, t: float, detections: Sequence[CardBox]) -> list[CardBox]:
+        """Detections over ``min_score``, plus those over ``keep_score`` where a corner of the
+        same label was over ``min_score`` within ``keep_mm`` in the last ``keep_s`` (a corner
+        hovering about the floor under camera noise is not lost every other frame)."""
+        strong = [d for d in detections if d.score >= self.min_score]
+        weak = [d for d in detections if self.keep_score <= d.score < self.min_score]
+        recent = [r for r in self._strong if t - r[0] <= self.keep_s]
+        if strong:
+            mm = self._centres_mm(strong)
+            recent += [
+                (t, d.card, float(p[0]), float(p[1])) for d, p in zip(strong, mm, strict=True)
+            ]
+        self._strong = recent
+        if not weak or not recent:
+            return strong
+        out: list[CardBox] = list(strong)
+        for d, p in zip(weak, self._centres_mm(weak), strict=True):
+            if any(
+                r[1] == d.card and math.hypot(r[2] - p[0], r[3] - p[1]) <= self.keep_mm
+                for r in recent
+            ):
+                out.append(_Kept(d.card, d.box, self.min_score, tuple(getattr(d, "alts", ()))))
+        return out
+
+    def _centres_mm(self, dets: Sequence[CardBox]) -> np.ndarray:
+        boxes = np.asarray([d.box for d in dets], np.float64).reshape(-1, 4)
+        centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], 1)
+        return np.asarray(self.calibration.to_table(centres), np.float64).reshape(-1, 2)
+
     # ---------------------------------------------------------------- the update
     def update(
         self,
@@ -509,7 +554,7 @@ class Tracker:
         ``outside``); regions elsewhere keep their state. ``busy``: zones with a hand over them
         (or moving): their regions are neither observed nor committed this frame. Returns the
         changes committed now."""
-        seen = self.cards_in(detections)
+        seen = self.cards_in(self._hysteresis(t, detections))
         self.last_seen = seen
         regions = list(self.committed) if zones is None else self.regions_of(zones)
         busy_set = set(busy)

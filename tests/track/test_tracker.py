@@ -334,3 +334,24 @@ def test_a_ghost_in_one_frame_is_no_card_but_two_frames_are() -> None:
     # seen in two looks of five: a card
     ch = feed(tr, [play, ghost, play, play, ghost, ghost], t0=2.0)
     assert [c.added for c in ch] == [("H9",)]
+
+
+def test_a_corner_hovering_about_the_floor_is_kept_once_seen_strongly() -> None:
+    """Camera noise moves a corner's score across the floor: once a label scored over
+    ``min_score`` at a spot, later looks over ``keep_score`` there still count; a weak corner
+    never seen strongly (or elsewhere) does not."""
+    from dataclasses import replace
+
+    tr = Tracker(calibration(), min_score=0.25, keep_score=0.12)
+    strong = detections([("HR", *S_PLAY, 0.0)])[:1]
+    weak = [replace(strong[0], score=0.18)]
+    assert [c.card for c in tr.cards_in(weak)] == []  # cards_in alone keeps the floor
+    ch = feed(tr, [strong, weak, weak, weak])
+    assert [c.added for c in ch] == [("HR",)]
+    # a weak corner of a label never seen strongly is ignored
+    tr2 = Tracker(calibration(), min_score=0.25, keep_score=0.12)
+    assert feed(tr2, [weak] * 4) == []
+    # ... and so is a weak one far from where the label was seen (after the memory lapses too)
+    far = [replace(detections([("HR", *N_PLAY, 0.0)])[0], score=0.18)]
+    assert feed(tr2, [strong, far, far, far], t0=5.0) == []
+    assert feed(tr2, [weak] * 3, t0=7.0) == []
