@@ -120,3 +120,34 @@ def test_overlay_ticker_shows_the_standings(kiosk: tuple[Proc, dict[str, Any]]) 
     k, _st = kiosk
     dom = chromium(k.url + "/overlay/ticker", "--dump-dom")
     assert "pair 1" in dom and "pair 2" in dom and "pts" in dom
+
+
+def test_a_re_read_play_is_marked_on_the_table_screen(tmp_path: Path) -> None:
+    """A camera misread the referee re-read (engine/referee.py ``reread``) shows with a mark
+    whose tooltip says what the camera saw, so the floor referee can check the cards."""
+    import json
+
+    lines = [
+        {"t": 1.0, "type": "deal_start", "first_leader": "S"},
+        {
+            "t": 3.0,
+            "type": "played",
+            "seat": "S",
+            "cards": ["D3", "C4", "H5", "S6", "DA"],
+            "doubts": [{"card": "DA", "or": [["D7", 0.9]]}],
+        },
+        {"t": 5.0, "type": "played", "seat": "E", "cards": ["D4", "C5", "H6", "S7", "D8"]},
+    ]
+    f = tmp_path / "obs.jsonl"
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    k = kiosk_proc(tmp_path / "k.db", free_port(), tmp_path / "k.log", obs=f, table="tr",
+                   speed=0, extra=[])  # fmt: skip
+    try:
+        k.start()
+        wait_for(lambda: len(get_json(k.url + "/api/state")["plays"]) == 2, 30, "two plays")
+        dom = chromium(k.url + "/?lang=en", "--dump-dom")
+    finally:
+        k.stop()
+    plays = dom.split('id="plays"', 1)[1].split("</aside>", 1)[0]
+    assert plays.count('class="reread"') == 1 and "↺ re-read" in plays
+    assert "camera read D3 C4 H5 S6 DA" in plays and "D7 for DA" in plays
