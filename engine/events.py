@@ -5,7 +5,10 @@ Every event has ``v`` (schema version, 1), ``id`` (unique and stable: a UUID5 of
 ``deal`` (the deal number at the table, 1-based; 0 before the first deal), ``seq`` (per table,
 gapless, from 1), ``t`` (seconds, taken from the observation that caused the event) and ``type``.
 The extra fields of each type are in :data:`EVENT_FIELDS`; more fields may be present
-(CONTRACT.md: "add freely") and are kept as they are.
+(CONTRACT.md: "add freely") and are kept as they are. Ours on ``play``: ``legal``, ``reason``
+(why not), ``left`` (cards the seat still holds) and, when the referee re-read a camera misread
+(engine/referee.py ``reread``), ``camera`` (the cards as the camera read them) and ``reread``
+(what was changed and what it cost).
 
 Pure: no I/O. :func:`parse_event` reads one JSON object (or its text) and raises
 :class:`EventError` naming the field that is wrong.
