@@ -6,8 +6,9 @@ by whatever reads the frames: ``kiosk/replay.py`` reads a video file through
 kiosk's video source). Per frame it costs one downscale to 320 px: frame differencing says which
 zones have something moving over them (hands), a skin-colour count says whether a hand rests
 there, and a comparison with each zone's last confirmed look says which zones changed. Only
-zones that changed and have gone quiet are re-detected (a crop around them), and only until the
-tracker has confirmed what lies there (vision/track.py); a full-frame detection runs at the start,
+zones that changed and have gone quiet are re-detected (each in its own fixed crop), and only
+until the tracker has confirmed what lies there (vision/track.py); a full-frame detection runs
+at the start,
 after a gap and every ``refresh_s``. The lamps (vision/track.py ``LAMPS``) are read from a few
 pixels each frame. The camera is checked against the corner markers every ``watch_every``
 frames (``vision.table.CameraWatch``: a moved camera is recalibrated, covered markers only
