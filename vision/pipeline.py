@@ -8,11 +8,10 @@ zones have something moving over them (hands), a skin-colour count says whether 
 there, and a comparison with each zone's last confirmed look says which zones changed. Only
 zones that changed and have gone quiet are re-detected (each in its own fixed crop), and only
 until the tracker has confirmed what lies there (vision/track.py); a full-frame detection runs
-at the start,
-after a gap and every ``refresh_s``. The lamps (vision/track.py ``LAMPS``) are read from a few
-pixels each frame. The camera is checked against the corner markers every ``watch_every``
-frames (``vision.table.CameraWatch``: a moved camera is recalibrated, covered markers only
-warned about).
+at the start, after a gap and every ``refresh_s``. The lamps (vision/track.py ``LAMPS``) are
+read from a few pixels each frame. The camera is checked against the corner markers every
+``watch_every`` frames (``vision.table.CameraWatch``: a moved camera is recalibrated, covered
+markers only warned about).
 
 A pipeline started while cards lie on the table (the kiosk restarted mid-trick) is told what
 lies there first (:meth:`TablePipeline.resume` with a ``vision.track.TableState``, which the
