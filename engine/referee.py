@@ -49,6 +49,7 @@ same state.
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
@@ -229,6 +230,19 @@ def reread(
             return sort_cards(new), c, changes
         push(choice)
     return None
+
+
+def _lead_banned(d: DealState, seat: str, combo: Combo) -> bool:
+    """Whether leading ``combo`` is banned for ``seat`` this trick (``profile.fouls
+    .partner_lead_ban``: the partner played out of turn)."""
+    ban = d.lead_ban
+    return (
+        d.top is None
+        and ban is not None
+        and ban[0] == seat
+        and ban[2] == d.tricks
+        and combo.kind == ban[1]
+    )
 
 
 class _Core:
@@ -542,7 +556,7 @@ class _Core:
             self.foul(obs.t, seat, "out_of_turn", f"{d.turn} was on turn", **extra)
             return
         self._slow(obs.t, seat, d)
-        camera: list[str] | None = None
+        reread_data: dict[str, Any] = {}
         if obs.doubts and not self._legal(d, seat, cards):
             # three copies of a card in one play cannot be: the camera is wrong for sure, so
             # any of its runner-ups may be the truth; otherwise an illegal play may be real
@@ -558,13 +572,14 @@ class _Core:
                 cards = found[0]
                 text = [str(c) for c in cards]
                 why_read = "more than two copies of a card" if impossible else "not a legal play"
-                note = (
-                    f"camera read {' '.join(camera)}: {why_read}; re-read as "
-                    f"{' '.join(text)} ({', '.join(found[2])}; cost {found[1]:.2f})"
-                )
-                seen = {}
-                for c in cards:
-                    seen[c] = seen.get(c, 0) + 1
+                reread_data = {
+                    "camera": camera,
+                    "reread": (
+                        f"camera read {' '.join(camera)}: {why_read}; re-read as "
+                        f"{' '.join(text)} ({', '.join(found[2])}; cost {found[1]:.2f})"
+                    ),
+                }
+                seen = dict(Counter(cards))
         dup = [str(c) for c in third_copies(d, seat, cards)]
         if dup:
             self.foul(
@@ -582,21 +597,11 @@ class _Core:
             combo, why = None, "not a combo: more than two copies of a card in one play"
         else:
             combo, why = choose_reading(cards, d.top, play_level(d.level), self.p, self.rules)
-        ban = d.lead_ban
-        if (
-            combo is not None
-            and d.top is None
-            and ban is not None
-            and ban[0] == seat
-            and ban[2] == d.tricks
-            and combo.kind == ban[1]
-        ):
-            combo, why = (
-                None,
-                (
-                    f"may not lead a {ban[1]} this trick: the partner played out of turn "
-                    "(national 2022)"
-                ),
+        if combo is not None and _lead_banned(d, seat, combo):
+            kind = combo.kind
+            combo = None
+            why = (
+                f"may not lead a {kind} this trick: the partner played out of turn (national 2022)"
             )
         left = max(0, d.counts[seat] - len(cards))
         hi: Card | None = None
@@ -626,7 +631,7 @@ class _Core:
                     "combo": combo_json(combo),
                     "legal": True,
                     "left": left,
-                    **({"camera": camera, "reread": note} if camera is not None else {}),
+                    **reread_data,
                 },
                 combo,
             )
@@ -653,24 +658,12 @@ class _Core:
     def _legal(self, d: DealState, seat: str, cards: list[Card]) -> bool:
         """Whether ``cards`` by ``seat`` (on turn) would be a legal play, with no card more than
         twice in the play and no third copy in the deal."""
-        seen: dict[Card, int] = {}
-        for c in cards:
-            seen[c] = seen.get(c, 0) + 1
-        if max(seen.values()) > 2 or len(cards) > d.counts[seat]:
+        if max(Counter(cards).values()) > 2 or len(cards) > d.counts[seat]:
             return False
         if third_copies(d, seat, cards):
             return False
         combo, _ = choose_reading(cards, d.top, play_level(d.level), self.p, self.rules)
-        if combo is None:
-            return False
-        ban = d.lead_ban
-        return not (
-            d.top is None
-            and ban is not None
-            and ban[0] == seat
-            and ban[2] == d.tricks
-            and combo.kind == ban[1]
-        )
+        return combo is not None and not _lead_banned(d, seat, combo)
 
     def _seat_out(self, t: float, seat: str, d: DealState) -> None:
         self.emit("seat_out", t, {"seat": seat, "place": len(d.order) + 1})

@@ -57,7 +57,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -167,16 +167,6 @@ class SeenCard:
 
 
 @dataclass(frozen=True)
-class _Kept:
-    """A weak detection kept by the tracker's hysteresis (scored at the floor)."""
-
-    card: str
-    box: Box
-    score: float
-    alts: Alts = ()
-
-
-@dataclass(frozen=True)
 class Change:
     """A committed change of one region: cards added and removed, and what lies there now."""
 
@@ -283,6 +273,16 @@ def _pair_alts(a: Alts, b: Alts) -> Alts:
     da, db = dict(a), dict(b)
     out = [(k, round((da.get(k, _ALT_CAP) + db.get(k, _ALT_CAP)) / 2, 3)) for k in {*da, *db}]
     return tuple(sorted(out, key=lambda kv: (kv[1], kv[0]))[:3])
+
+
+def _with_none(card: SeenCard, cost: float) -> SeenCard:
+    """``card`` with the runner-up "no card there" at ``cost`` (unless it has it cheaper)."""
+    alts = dict(card.alts)
+    if alts.get("none", math.inf) <= cost:
+        return card
+    alts["none"] = cost
+    ranked = tuple(sorted(alts.items(), key=lambda kv: (kv[1], kv[0])))
+    return replace(card, alts=ranked[:4])
 
 
 def _best_pairs(n: int, ok: Mapping[tuple[int, int], float]) -> list[tuple[int, int]]:
@@ -409,9 +409,12 @@ class Tracker:
         dets = [d for d in detections if d.score >= self.min_score]
         if not dets:
             return []
-        boxes = np.asarray([d.box for d in dets], np.float64).reshape(-1, 4)
-        centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], 1)
-        mm = np.asarray(self.calibration.to_table(centres), np.float64).reshape(-1, 2)
+        return self._cluster(dets, self._centres_mm(dets))
+
+    def _cluster(self, dets: Sequence[CardBox], mm: np.ndarray) -> list[SeenCard]:
+        """Card instances of corner detections ``dets`` whose box centres lie at ``mm``."""
+        if not dets:
+            return []
         by_label: dict[str, list[tuple[np.ndarray, Alts]]] = {}
         for d, p in zip(dets, mm, strict=True):
             by_label.setdefault(d.card, []).append((p, tuple(getattr(d, "alts", ()))))
@@ -467,11 +470,7 @@ class Tracker:
                     if abs(d - self.pair_mm) <= self.pair_tol_mm:
                         v = max(0.0, costs[o.card] - PAIR_BONUS)
                         best = v if best is None else min(best, v)
-            if best is not None and best < costs.get("none", math.inf):
-                costs["none"] = round(best, 3)
-                ranked = tuple(sorted(costs.items(), key=lambda kv: (kv[1], kv[0])))
-                c = SeenCard(c.card, c.x_mm, c.y_mm, c.region, 1, ranked[:4], c.axes)
-            out.append(c)
+            out.append(c if best is None else _with_none(c, round(best, 3)))
         return out
 
     def _inside_doubts(self, cards: list[SeenCard]) -> list[SeenCard]:
@@ -491,10 +490,7 @@ class Tracker:
                     dx, dy = c.x_mm - w.x_mm, c.y_mm - w.y_mm
                     (ux, uy), (vx, vy) = w.axes
                     if abs(dx * ux + dy * uy) < hw and abs(dx * vx + dy * vy) < hh:
-                        alts = dict(c.alts)
-                        alts["none"] = min(alts.get("none", INSIDE_COST), INSIDE_COST)
-                        ranked = tuple(sorted(alts.items(), key=lambda kv: (kv[1], kv[0])))
-                        c = SeenCard(c.card, c.x_mm, c.y_mm, c.region, 1, ranked[:4])
+                        c = _with_none(c, INSIDE_COST)
                         break
             out.append(c)
         return out
@@ -510,29 +506,29 @@ class Tracker:
         ux, uy = math.cos(ang), math.sin(ang)
         return ((ux, uy), (-uy, ux))
 
-    def _hysteresis(self, t: float, detections: Sequence[CardBox]) -> list[CardBox]:
+    def _hysteresis(
+        self, t: float, detections: Sequence[CardBox]
+    ) -> tuple[list[CardBox], np.ndarray]:
         """Detections over ``min_score``, plus those over ``keep_score`` where a corner of the
         same label was over ``min_score`` within ``keep_mm`` in the last ``keep_s`` (a corner
-        hovering about the floor under camera noise is not lost every other frame)."""
-        strong = [d for d in detections if d.score >= self.min_score]
-        weak = [d for d in detections if self.keep_score <= d.score < self.min_score]
+        hovering about the floor under camera noise is not lost every other frame); with their
+        centres in table mm."""
+        cand = [d for d in detections if d.score >= self.keep_score]
+        mm = self._centres_mm(cand) if cand else np.zeros((0, 2))
+        strong = [i for i, d in enumerate(cand) if d.score >= self.min_score]
         recent = [r for r in self._strong if t - r[0] <= self.keep_s]
-        if strong:
-            mm = self._centres_mm(strong)
-            recent += [
-                (t, d.card, float(p[0]), float(p[1])) for d, p in zip(strong, mm, strict=True)
-            ]
+        recent += [(t, cand[i].card, float(mm[i, 0]), float(mm[i, 1])) for i in strong]
         self._strong = recent
-        if not weak or not recent:
-            return strong
-        out: list[CardBox] = list(strong)
-        for d, p in zip(weak, self._centres_mm(weak), strict=True):
-            if any(
-                r[1] == d.card and math.hypot(r[2] - p[0], r[3] - p[1]) <= self.keep_mm
+        keep = [
+            i
+            for i, d in enumerate(cand)
+            if d.score >= self.min_score
+            or any(
+                r[1] == d.card and math.hypot(r[2] - mm[i, 0], r[3] - mm[i, 1]) <= self.keep_mm
                 for r in recent
-            ):
-                out.append(_Kept(d.card, d.box, self.min_score, tuple(getattr(d, "alts", ()))))
-        return out
+            )
+        ]
+        return [cand[i] for i in keep], mm[keep]
 
     def _centres_mm(self, dets: Sequence[CardBox]) -> np.ndarray:
         boxes = np.asarray([d.box for d in dets], np.float64).reshape(-1, 4)
@@ -554,7 +550,7 @@ class Tracker:
         ``outside``); regions elsewhere keep their state. ``busy``: zones with a hand over them
         (or moving): their regions are neither observed nor committed this frame. Returns the
         changes committed now."""
-        seen = self.cards_in(self._hysteresis(t, detections))
+        seen = self._cluster(*self._hysteresis(t, detections))
         self.last_seen = seen
         regions = list(self.committed) if zones is None else self.regions_of(zones)
         busy_set = set(busy)

@@ -66,6 +66,24 @@ def write_observations(path: Path, obs: tuple[Observation, ...]) -> Path:
     return path
 
 
+def write_misread_straight(path: Path, after: dict[str, object]) -> Path:
+    """A deal in which S's straight is read with DA for D7 (the camera's runner-up D7 in
+    ``doubts``: the referee re-reads it), then the observation ``after``."""
+    lines: list[dict[str, object]] = [
+        {"t": 1.0, "type": "deal_start", "first_leader": "S"},
+        {
+            "t": 3.0,
+            "type": "played",
+            "seat": "S",
+            "cards": ["D3", "C4", "H5", "S6", "DA"],
+            "doubts": [{"card": "DA", "or": [["D7", 0.9], [None, 4.0]]}],
+        },
+        after,
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
 def expected_events(obs: tuple[Observation, ...], table: str) -> list[Event]:
     return referee_events(load_profile(PROFILE), obs, table=table)
 

@@ -24,6 +24,7 @@ from .helpers import (
     setup_scoreboard,
     sim_observations,
     wait_for,
+    write_misread_straight,
     write_observations,
 )
 
@@ -125,21 +126,8 @@ def test_overlay_ticker_shows_the_standings(kiosk: tuple[Proc, dict[str, Any]]) 
 def test_a_re_read_play_is_marked_on_the_table_screen(tmp_path: Path) -> None:
     """A camera misread the referee re-read (engine/referee.py ``reread``) shows with a mark
     whose tooltip says what the camera saw, so the floor referee can check the cards."""
-    import json
-
-    lines = [
-        {"t": 1.0, "type": "deal_start", "first_leader": "S"},
-        {
-            "t": 3.0,
-            "type": "played",
-            "seat": "S",
-            "cards": ["D3", "C4", "H5", "S6", "DA"],
-            "doubts": [{"card": "DA", "or": [["D7", 0.9]]}],
-        },
-        {"t": 5.0, "type": "played", "seat": "E", "cards": ["D4", "C5", "H6", "S7", "D8"]},
-    ]
-    f = tmp_path / "obs.jsonl"
-    f.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    after = {"t": 5.0, "type": "played", "seat": "E", "cards": ["D4", "C5", "H6", "S7", "D8"]}
+    f = write_misread_straight(tmp_path / "obs.jsonl", after)
     k = kiosk_proc(tmp_path / "k.db", free_port(), tmp_path / "k.log", obs=f, table="tr",
                    speed=0, extra=[])  # fmt: skip
     try:

@@ -18,7 +18,14 @@ from kiosk.table.sources import JsonlSource, SimSource, SourceError
 from kiosk.table.store import DiskFull, EventLog, StoreError
 from kiosk.table.worker import CONTRACT_TYPES, ActionError, TableWorker
 
-from .helpers import PROFILE, expected_events, sim_observations, wait_for, write_observations
+from .helpers import (
+    PROFILE,
+    expected_events,
+    sim_observations,
+    wait_for,
+    write_misread_straight,
+    write_observations,
+)
 
 TABLE = "tk"
 
@@ -267,21 +274,7 @@ def test_an_alarm_cleared_from_another_thread_stays_cleared_on_the_screen(
 def test_a_re_read_camera_play_is_logged_and_rebuilt_the_same(tmp_path: Path) -> None:
     """A camera play with runner-up readings (``doubts``) goes through the log as observed; the
     referee's re-read is in the event, and a restarted kiosk rebuilds the same events."""
-    import json
-
-    lines = [
-        {"t": 1.0, "type": "deal_start", "first_leader": "S"},
-        {
-            "t": 3.0,
-            "type": "played",
-            "seat": "S",
-            "cards": ["D3", "C4", "H5", "S6", "DA"],
-            "doubts": [{"card": "DA", "or": [["D7", 0.9], [None, 4.0]]}],
-        },
-        {"t": 5.0, "type": "pass", "seat": "E"},
-    ]
-    f = tmp_path / "obs.jsonl"
-    f.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    f = write_misread_straight(tmp_path / "obs.jsonl", {"t": 5.0, "type": "pass", "seat": "E"})
     db = tmp_path / "k.db"
     w = _worker(db, f)
     w.start()
