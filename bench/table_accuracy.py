@@ -7,8 +7,8 @@ file camera, detector, tracker, referee) and compare with the referee's events o
 
 Figures (one JSON line each, then a summary line):
 
-* ``plays_exact_pct``: truth plays (seat + card multiset) found in the pipeline's plays, in order
-  (difflib alignment), / truth plays. Target >= 99.5 %.
+* ``plays_exact_pct``: truth plays (seat + card multiset) found in the pipeline's plays in effect
+  (corrections applied), in order (difflib alignment), / truth plays. Target >= 99.5 %.
 * ``played_observations_exact_pct``: the same count on the pipeline's ``played`` observations,
   before the referee (a misread counts once there; in the referee's events it can cascade:
   an illegal play is a foul, three fouls end the match and every later play is ignored).
@@ -42,6 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.deal import effective_events  # noqa: E402
 from engine.observations import Observation  # noqa: E402
 from engine.profiles import load_profile  # noqa: E402
 from engine.referee import Referee  # noqa: E402
@@ -82,8 +83,11 @@ def game(
     ref = Referee(prof)
     ref.feed_all(truth)
     res = replay(out, profile=prof, detector=detector)
+    # the events in effect: a correction (the referee's second look at a play, or a person's)
+    # replaces the events from the one it names on
+    effective = effective_events(res.events)
     tplays = [e for e in ref.events if e.type == "play"]
-    pplays = [e for e in res.events if e.type == "play"]
+    pplays = [e for e in effective if e.type == "play"]
 
     def pk(e: object) -> tuple[str, tuple[str, ...]]:
         return (e.data["seat"], tuple(sorted(e.data["cards"])))  # type: ignore[attr-defined]
@@ -100,7 +104,7 @@ def game(
     sm_obs = difflib.SequenceMatcher(a=tobs, b=pobs, autojunk=False)
     obs_matched = sum(b.size for b in sm_obs.get_matching_blocks())
     tords = {e.deal: e.data["order"] for e in ref.events if e.type == "deal_ended"}
-    pords = {e.deal: e.data["order"] for e in res.events if e.type == "deal_ended"}
+    pords = {e.deal: e.data["order"] for e in effective if e.type == "deal_ended"}
     wrong = sum(1 for d, o in tords.items() if pords.get(d) != o)
     texp = [o for o in truth if o.type == "exposed"]
     pexp = [_key(o) for o in res.observations if o.type == "exposed"]
@@ -138,6 +142,7 @@ def game(
         "pipeline_fps": round(rep.fps, 1),
         "pipeline_s": round(rep.seconds, 1),
         "detector_calls": rep.detector_calls,
+        "corrections": sum(1 for e in res.events if e.type == "correction"),
         "gaps": len(rep.gaps),
         "warnings": rep.warnings,
     }

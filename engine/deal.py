@@ -32,6 +32,7 @@ __all__ = [
     "TableState",
     "apply_event",
     "fold",
+    "effective_events",
     "play_level",
     "combo_json",
     "BARRING_FOULS",
@@ -479,3 +480,26 @@ def fold(events: Iterable[Event], profile: Profile) -> TableState:
         index[ev.id] = len(effective)
         effective.append(ev)
     return st
+
+
+def effective_events(events: Iterable[Event]) -> list[Event]:
+    """The events in effect after a log's corrections (each ``correction`` drops the events from
+    the one it ``replaces`` on; the corrected continuation follows it). The correction events
+    themselves are left out. Raises ``EventError`` for a correction of an event not in effect."""
+    effective: list[Event] = []
+    index: dict[str, int] = {}
+    for ev in events:
+        if ev.type == "correction":
+            rid = ev.data["replaces"]
+            if rid not in index:
+                raise EventError(
+                    f"correction seq {ev.seq} replaces {rid!r}, not an effective event of this log"
+                )
+            cut = index[rid]
+            for e in effective[cut:]:
+                index.pop(e.id, None)
+            del effective[cut:]
+            continue
+        index[ev.id] = len(effective)
+        effective.append(ev)
+    return effective

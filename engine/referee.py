@@ -48,13 +48,14 @@ same state.
 
 from __future__ import annotations
 
+import copy
 import heapq
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, NamedTuple
 
-from engine.cards import BIG_JOKER, Card, sort_cards
+from engine.cards import BIG_JOKER, DISTINCT, Card, sort_cards
 from engine.combos import Combo, ComboRules, classify
 from engine.deal import (
     SEATS,
@@ -103,6 +104,70 @@ REREAD_BUDGET: Final = 3.0
 REREAD_BUDGET_IMPOSSIBLE: Final = 10.0
 #: at most this many readings are tried per play
 _REREAD_TRIES: Final = 256
+
+#: Second look (:meth:`Referee._second_look`): a play judged illegal as read is a *suspect* for
+#: this many later plays and passes of the deal. If the table plays on in a way that makes
+#: another foul in that stretch (the others pass and the suspect's seat leads: "the leader must
+#: play, not pass", then "out of turn"), the suspect is read again with the camera's runner-ups
+#: and with the misreads a camera makes on fanned cards: one card seen that was not there
+#: (``EXTRA_CARD_COST``) or one card not seen, of a rank seen in the play (``MISSED_CARD_COST``;
+#: identical cards of two decks fanned together hide each other). A reading that is legal and
+#: leaves the whole stretch without a foul replaces the suspect through a ``correction`` event
+#: (``reason`` says why); the play event then carries ``camera`` and ``reread``.
+HINDSIGHT_WINDOW: Final = 10
+#: a second reading is taken when its continuation has at least this many fewer clashes
+HINDSIGHT_GAIN: Final = 2
+HINDSIGHT_BUDGET: Final = 10.0
+EXTRA_CARD_COST: Final = 3.0
+MISSED_CARD_COST: Final = 3.0
+#: suspects kept at once (the latest)
+_HINDSIGHT_SUSPECTS: Final = 3
+#: legal readings whose continuation is tried, cheapest first
+_HINDSIGHT_TRIES: Final = 8
+#: fouls that show the table played on differently from the referee's reading
+_CLASH_FOULS: Final = frozenset({"illegal_play", "out_of_turn"})
+
+
+def _missed_cards(cards: Sequence[Card]) -> list[tuple[Card | None, float]]:
+    """The cards a camera may have missed in a play of ``cards``, with their cost: a second copy
+    of a card in it first (identical cards fanned hide each other's index), then the other
+    cards of its ranks, then (3 or more cards) the ranks that would close a straight's gap or
+    extend it by one at either end."""
+    out: list[tuple[Card | None, float]] = []
+
+    def add(c: Card) -> None:
+        if all(c != o for o, _ in out):
+            out.append((c, MISSED_CARD_COST + 0.001 * len(out)))
+
+    for c in sorted(set(cards), key=cards.index):
+        add(c)
+    ranks = {c.rank for c in cards}
+    for c in DISTINCT:
+        if c.rank in ranks:
+            add(c)
+    order = "A23456789TJQKA"
+    plain = {c.rank for c in cards if not c.is_joker}
+    if len(cards) >= 3 and plain:
+        idx = sorted({i for i, r in enumerate(order) if r in plain})
+        lo, hi = idx[0], idx[-1]
+        if "A" in plain and hi - lo > 5:  # A low: A 2 3 4 ...
+            idx = sorted({0 if i == 13 else i for i in idx})
+            lo, hi = idx[0], idx[-1]
+        near = [i for i in range(max(0, lo - 1), min(13, hi + 1) + 1) if order[i] not in plain]
+        for i in near:
+            for c in DISTINCT:
+                if c.rank == order[i]:
+                    add(c)
+    return out
+
+
+def _clash(etype: str, data: Mapping[str, Any]) -> bool:
+    """An event that shows the table played on differently from the referee's reading: an
+    illegal play, a play out of turn, a pass by a seat not on turn."""
+    if etype == "foul":
+        return data.get("kind") in _CLASH_FOULS
+    return etype == "notice" and data.get("ignored") == "pass_out_of_turn"
+
 
 _OTHER: Final = {"NS": "EW", "EW": "NS"}
 
@@ -173,22 +238,39 @@ def choose_reading(
 
 def reread(
     cards: Sequence[Card],
-    doubts: Sequence[tuple[Card, Sequence[tuple[Card | None, float]]]],
+    doubts: Sequence[tuple[Card | None, Sequence[tuple[Card | None, float]]]],
     ok: Callable[[list[Card]], bool],
     budget: float = REREAD_BUDGET,
 ) -> tuple[list[Card], float, list[str]] | None:
     """The cheapest other reading of ``cards`` that ``ok`` accepts, or None.
 
     ``doubts`` (``Observation.doubts``): per doubtful card instance, other readings (a card, or
-    None = no card there) with their cost. Readings are tried cheapest first (total cost of the
-    changes, at most ``budget``). Returns (cards, cost, changes as text like ``"D4 for DA"``)."""
-    opts: list[tuple[Card, list[tuple[Card | None, float]]]] = []
+    None = no card there) with their cost; an entry whose card is None is a card the camera may
+    have missed, its readings the cards it may be. Readings are tried cheapest first (total cost
+    of the changes, at most ``budget``). Returns (cards, cost, changes as text like ``"D4 for
+    DA"``)."""
+    for new, c, changes in _readings(cards, doubts, budget):
+        if new and ok(new):
+            return sort_cards(new), c, changes
+    return None
+
+
+def _readings(
+    cards: Sequence[Card],
+    doubts: Sequence[tuple[Card | None, Sequence[tuple[Card | None, float]]]],
+    budget: float,
+) -> Iterator[tuple[list[Card], float, list[str]]]:
+    """The other readings of ``cards`` (see :func:`reread`), cheapest first, at most
+    ``_REREAD_TRIES``."""
+    opts: list[tuple[Card | None, list[tuple[Card | None, float]]]] = []
     for card, alts in doubts:
         good = sorted(((a, float(c)) for a, c in alts if c <= budget), key=lambda x: x[1])
+        if card is None:
+            good = [(a, c) for a, c in good if a is not None]  # a missed card is some card
         if good:
             opts.append((card, good))
     if not opts:
-        return None
+        return
     n = len(opts)
 
     def cost(choice: tuple[int, ...]) -> float:
@@ -220,16 +302,19 @@ def reread(
                 continue
             card = opts[i][0]
             alt = opts[i][1][k - 1][0]
+            if card is None:
+                assert alt is not None
+                new.append(alt)
+                changes.append(f"{alt} not seen")
+                continue
             new.remove(card)
             if alt is not None:
                 new.append(alt)
                 changes.append(f"{alt} for {card}")
             else:
                 changes.append(f"no card for {card}")
-        if new and ok(new):
-            return sort_cards(new), c, changes
+        yield new, c, changes
         push(choice)
-    return None
 
 
 def _lead_banned(d: DealState, seat: str, combo: Combo) -> bool:
@@ -557,7 +642,9 @@ class _Core:
             return
         self._slow(obs.t, seat, d)
         reread_data: dict[str, Any] = {}
-        if obs.doubts and not self._legal(d, seat, cards):
+        if "reread" in obs.extra and "camera" in obs.extra:  # a second look's reading
+            reread_data = {"camera": obs.extra["camera"], "reread": obs.extra["reread"]}
+        elif obs.doubts and not self._legal(d, seat, cards):
             # three copies of a card in one play cannot be: the camera is wrong for sure, so
             # any of its runner-ups may be the truth; otherwise an illegal play may be real
             impossible = max(seen.values()) > 2
@@ -744,7 +831,9 @@ class _Core:
             return
         if d.turn is None or seat != d.turn:
             who = d.turn if d.turn is not None else "the first leader"
-            self.notice(obs.t, f"pass by {seat} while {who} is on turn: ignored")
+            self.notice(
+                obs.t, f"pass by {seat} while {who} is on turn: ignored", ignored="pass_out_of_turn"
+            )
             return
         if d.top is None:
             self.foul(obs.t, seat, "illegal_play", "the leader must play, not pass")
@@ -872,7 +961,7 @@ class Referee:
     """Feed observations, get events. ``state`` is the live :class:`TableState`;
     ``events`` the whole log (corrections included)."""
 
-    def __init__(self, profile: Profile, *, table: str = "t1") -> None:
+    def __init__(self, profile: Profile, *, table: str = "t1", hindsight: bool = True) -> None:
         self.profile = profile
         self.table = table
         self._core = _Core(profile)
@@ -880,6 +969,12 @@ class Referee:
         self._log: list[Event] = []
         self._effective: list[Event] = []
         self._origin: list[int] = []
+        #: second look at plays judged illegal as read (HINDSIGHT_WINDOW)
+        self.hindsight = hindsight
+        #: (observation index, core before it) of the current deal's deal_start
+        self._deal_snap: tuple[int, _Core] | None = None
+        #: suspect plays: (observation index, plays and passes left in its window)
+        self._suspects: list[tuple[int, int]] = []
 
     @property
     def state(self) -> TableState:
@@ -897,10 +992,145 @@ class Referee:
     def feed(self, obs: Observation) -> list[Event]:
         """Process one observation; return the events it produced (possibly none)."""
         if obs.type == "correction":
+            self._suspects = []
+            self._deal_snap = None  # an earlier deal may have changed
             return self._correct(obs)
         idx = len(self._obs)
+        if obs.type == "deal_start" and self.hindsight:
+            self._deal_snap = (idx, self._copy_core(self._core))
+            self._suspects = []
         self._obs.append(obs)
-        return self._publish(self._core.feed(obs, idx))
+        out = self._publish(self._core.feed(obs, idx))
+        if self.hindsight:
+            out += self._second_look(obs, idx, out)
+        return out
+
+    # ------------------------------------------------------------------ second look
+    def _copy_core(self, core: _Core) -> _Core:
+        return copy.deepcopy(core, {id(self.profile): self.profile})
+
+    def _second_look(self, obs: Observation, idx: int, out: list[Event]) -> list[Event]:
+        """Keep the suspect play (see ``HINDSIGHT_WINDOW``); when this observation made a foul
+        within its window, read the suspect again against the table's own continuation."""
+        clashes = any(_clash(e.type, e.data) for e in out)
+        if obs.type in ("played", "pass"):
+            self._suspects = [(k, n - 1) for k, n in self._suspects if n > 0]
+        if clashes:
+            for k, _ in self._suspects:  # the oldest first: later ones may be its echoes
+                fixed = self._retry(k, obs.t)
+                if fixed is not None:
+                    self._suspects = self._suspects_after(k)
+                    return fixed
+        if obs.type == "played" and any(
+            e.type == "play" and e.data.get("legal") is False for e in out
+        ):
+            self._suspects.append((idx, HINDSIGHT_WINDOW))
+            del self._suspects[:-_HINDSIGHT_SUSPECTS]
+        return []
+
+    def _suspects_after(self, k: int) -> list[tuple[int, int]]:
+        """The suspects after observation ``k`` in the effective log (after a correction)."""
+        out: list[tuple[int, int]] = []
+        for e, origin in zip(self._effective, self._origin, strict=True):
+            if origin > k and e.type == "play" and e.data.get("legal") is False:
+                later = sum(1 for o in self._obs[origin + 1 :] if o.type in ("played", "pass"))
+                if later <= HINDSIGHT_WINDOW:
+                    out.append((origin, HINDSIGHT_WINDOW - later))
+        return out[-_HINDSIGHT_SUSPECTS:]
+
+    def _core_before(self, k: int) -> _Core:
+        """A core that has seen the effective observations before index ``k``."""
+        if self._deal_snap is not None and self._deal_snap[0] <= k:
+            start, core = self._deal_snap[0], self._copy_core(self._deal_snap[1])
+        else:
+            start, core = 0, _Core(self.profile)
+        for i in range(start, k):
+            core.feed(self._obs[i], i)
+        return core
+
+    def _retry(self, k: int, t: float) -> list[Event] | None:
+        """Readings of the suspect observation ``k`` whose continuation up to now has no clash
+        foul, where the reading as logged has at least two: the cheapest one, as a correction
+        of the suspect's play event; None when there is none."""
+        o = self._obs[k]
+        seat = o.seat
+        pos = next(
+            (i for i, e in enumerate(self._effective) if self._origin[i] == k and e.type == "play"),
+            None,
+        )
+        if seat is None or pos is None:
+            return None
+        now = sum(
+            1
+            for e, origin in zip(self._effective, self._origin, strict=True)
+            if origin >= k and _clash(e.type, e.data)
+        )
+        if now < 2:
+            return None
+        before = self._core_before(k)
+        d = before._live_deal()
+        if d is None or d.turn != seat:
+            return None
+        cards = list(o.cards)
+        doubts: list[tuple[Card | None, Sequence[tuple[Card | None, float]]]] = []
+        given = {i: alts for i, (_, alts) in enumerate(o.doubts)}
+        pool = [c for c, _ in o.doubts]
+        for c in cards:
+            alts = list(given.pop(pool.index(c))) if c in pool else []
+            if c in pool:
+                pool[pool.index(c)] = None  # type: ignore[call-overload]
+            if not any(a is None for a, _ in alts):
+                alts.append((None, EXTRA_CARD_COST))
+            doubts.append((c, alts))
+        doubts.append((None, _missed_cards(cards)))
+        found: list[tuple[list[Card], float, list[str]]] = []
+        for cs, cost, changes in _readings(cards, doubts, HINDSIGHT_BUDGET):
+            if len(found) >= _HINDSIGHT_TRIES:
+                break
+            key = Counter(cs)
+            if cs and before._legal(d, seat, cs) and all(key != Counter(f[0]) for f in found):
+                found.append((cs, cost, changes))
+        best: tuple[int, float, list[Card], list[str]] | None = None
+        for new_cards, cost, changes in found:
+            trial = self._copy_core(before)
+            rep = replace(o, cards=tuple(sort_cards(new_cards)), doubts=())
+            clash = 0
+            for i in range(k, len(self._obs)):
+                oi = rep if i == k else self._obs[i]
+                for pl in trial.feed(oi, i):
+                    if _clash(pl.type, pl.data):
+                        clash += 1
+                if clash > now - HINDSIGHT_GAIN or (best is not None and clash >= best[0]):
+                    break
+            else:
+                best = (clash, cost, new_cards, changes)
+                if clash == 0:
+                    break
+        if best is not None:
+            left, cost, new_cards, changes = best
+            camera = [str(c) for c in o.cards]
+            text = [str(c) for c in sort_cards(new_cards)]
+            why = (
+                f"camera read {' '.join(camera)}: not a legal play, and the table played on as "
+                f"if it were ({now} fouls or ignored passes since, {left} with this reading); "
+                f"re-read as {' '.join(text)} ({', '.join(changes)}; cost {cost:.2f})"
+            )
+            fix = replace(
+                o,
+                cards=tuple(sort_cards(new_cards)),
+                doubts=(),
+                extra={**o.extra, "camera": camera, "reread": why},
+            )
+            return self._correct(
+                Observation(
+                    t,
+                    "correction",
+                    replaces=self._effective[pos].id,
+                    replacement=(fix,),
+                    extra={"reason": why},
+                )
+            )
+        return None
 
     def feed_all(self, observations: Iterable[Observation]) -> list[Event]:
         out: list[Event] = []
@@ -966,6 +1196,8 @@ class Referee:
                 [dump_observation(o) for o in obs.replacement] if obs.replacement else None
             ),
         }
+        if "reason" in obs.extra:
+            data["reason"] = obs.extra["reason"]
         corrections = self._core.st.corrections + 1
         core.st.corrections = corrections
         corr = _Payload("correction", obs.t, core.st.deal_no, data, k)

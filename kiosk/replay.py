@@ -132,15 +132,22 @@ def replay(
 
 
 def summarize(events: Sequence[Any]) -> list[str]:
-    """Human lines: each deal's plays, finishing order and levels (the README's main job)."""
+    """Human lines: each deal's plays, finishing order and levels (the README's main job), from
+    the events in effect (a correction replaces what it names); a play the referee re-read says
+    what the camera saw."""
+    from engine.deal import effective_events
+    from engine.events import parse_event
+
+    parsed = [parse_event(ev) if isinstance(ev, dict) else ev for ev in events]
     lines: list[str] = []
-    for ev in events:
-        e = ev if isinstance(ev, dict) else ev.to_json()
+    for ev in effective_events(parsed):
+        e = ev.to_json()
         ty = e.get("type")
         if ty == "deal_started":
             lines.append(f"deal {e.get('deal')}: level {e.get('level')}, leader {e.get('leader')}")
         elif ty == "play":
-            lines.append(f"  {e['t']:8.2f}s {e['seat']} plays {' '.join(e['cards'])}")
+            seen = f" (camera read {' '.join(e['camera'])})" if e.get("camera") else ""
+            lines.append(f"  {e['t']:8.2f}s {e['seat']} plays {' '.join(e['cards'])}{seen}")
         elif ty == "pass":
             lines.append(f"  {e['t']:8.2f}s {e['seat']} passes")
         elif ty in ("tribute", "tribute_returned"):

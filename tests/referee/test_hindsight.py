@@ -1,0 +1,147 @@
+"""The referee's second look (engine/referee.py ``HINDSIGHT_WINDOW``): a play judged illegal as
+read, after which the table plays on as if it had been legal, is read again; the reading that
+fits the table's continuation replaces it through a ``correction`` event."""
+
+from __future__ import annotations
+
+from engine.deal import effective_events, fold
+from engine.events import Event
+from engine.observations import Observation
+from engine.profiles import load_profile
+from engine.referee import HINDSIGHT_WINDOW, Referee
+from tests.referee.helpers import Table
+
+
+def start(t: Table, leader: str = "S") -> None:
+    t.do("deal_start", first_leader=leader)
+
+
+def in_effect(t: Table, etype: str) -> list[Event]:
+    return [e for e in effective_events(t.ref.events) if e.type == etype]
+
+
+def test_a_pair_read_as_a_single_is_read_again_when_the_table_plays_on() -> None:
+    """E's pair of queens is seen as one HQ (its twin hidden under it): a single does not beat
+    a pair of tens. The others pass and E leads the next trick: the table took it as a pair."""
+    t = Table()
+    start(t)
+    t.play("S", "ST ST")
+    t.play("E", "HQ")  # the camera missed the second HQ
+    assert [f["kind"] for f in t.fouls()] == ["illegal_play"]
+    t.pass_("N")
+    t.pass_("W")
+    out = t.pass_("S")  # for the referee as it stood, S won the trick: a leader may not pass
+    (corr,) = [e for e in out if e.type == "correction"]
+    t.play("E", "C5")  # E leads the next trick
+    assert "re-read as HQ HQ" in corr["reason"] and "HQ not seen" in corr["reason"]
+    plays = in_effect(t, "play")
+    assert [(p["seat"], p["cards"]) for p in plays] == [
+        ("S", ["ST", "ST"]),
+        ("E", ["HQ", "HQ"]),
+        ("E", ["C5"]),
+    ]
+    assert plays[1]["legal"] is True and plays[1]["camera"] == ["HQ"]
+    assert "not a legal play, and the table played on" in plays[1]["reread"]
+    assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
+    assert t.deal.counts["E"] == 24 and t.deal.turn == "N"
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_card_seen_that_was_not_there_is_dropped_in_hindsight() -> None:
+    t = Table()
+    start(t)
+    t.play("S", "S3 S3")
+    t.play("E", "CQ DA HA")  # a ghost CQ beside E's pair of aces, no runner-ups from the camera
+    t.pass_("N")
+    t.pass_("W")
+    t.pass_("S")
+    t.play("E", "D6")
+    assert len(t.of("correction")) == 1
+    plays = in_effect(t, "play")
+    assert sorted(plays[1]["cards"]) == ["DA", "HA"] and plays[1]["legal"] is True
+    assert "no card for CQ" in plays[1]["reread"]
+    assert t.deal.counts["E"] == 24
+
+
+def test_a_straight_short_of_a_card_gets_the_card_that_closes_it() -> None:
+    t = Table()
+    start(t)
+    t.play("S", "H7 H8 S9 HT")  # SJ not seen (a court card whose index the camera lost)
+    t.pass_("E")
+    t.pass_("N")
+    t.pass_("W")
+    t.play("S", "D3")
+    assert len(t.of("correction")) == 1
+    first = in_effect(t, "play")[0]
+    assert first["combo"]["kind"] == "straight" and len(first["cards"]) == 5
+    assert t.deal.counts["S"] == 21
+
+
+def test_a_real_illegal_play_stays_a_foul_when_the_table_treats_it_as_one() -> None:
+    """S plays two unrelated cards; the others play on the old trick as the rules say (the cards
+    stay out, the trick is unchanged): nothing clashes, nothing is corrected."""
+    t = Table()
+    start(t)
+    t.play("S", "S9")
+    t.play("E", "D2 C5")  # really illegal: not a combo
+    t.play("N", "SK")
+    t.play("W", "SA")
+    t.pass_("S")
+    t.pass_("N")
+    assert not t.of("correction")
+    assert [f["kind"] for f in t.fouls()] == ["illegal_play"]
+
+
+def test_no_second_look_when_no_reading_fits_or_after_the_window() -> None:
+    # a suspect is kept for HINDSIGHT_WINDOW plays and passes, then forgotten
+    t = Table()
+    start(t)
+    t.play("S", "S3")
+    t.play("E", "D2 C5")  # illegal as read: a suspect
+    assert len(t.ref._suspects) == 1
+    ranks = "456789TJQKA"
+    for i in range(HINDSIGHT_WINDOW):  # E barred: N, W and S play on the old trick
+        t.play("NWS"[i % 3], "S" + ranks[i])
+    assert len(t.ref._suspects) == 1
+    t.play("NWS"[HINDSIGHT_WINDOW % 3], "S" + ranks[HINDSIGHT_WINDOW])
+    assert not t.ref._suspects and not t.of("correction")
+    assert [f["kind"] for f in t.fouls()] == ["illegal_play"]
+    # with the second look switched off, nothing is ever corrected
+    p = load_profile("standard")
+    ref = Referee(p, hindsight=False)
+    t2 = Table()
+    t2.ref = ref
+    start(t2)
+    t2.play("S", "ST ST")
+    t2.play("E", "HQ")
+    for s in "NWS":
+        t2.pass_(s)
+    t2.play("E", "C5")
+    assert not t2.of("correction")
+    assert len(t2.fouls()) >= 2  # the illegal single and the clashes after it stay
+
+
+def test_the_second_look_is_the_same_when_the_log_is_replayed() -> None:
+    """The correction comes from the observations alone: a referee fed the same observations
+    again (a kiosk restart rebuilds from its observation log) writes the same events."""
+    fed: list[Observation] = []
+    t = Table()
+    feed = t.ref.feed
+
+    def keep(o: Observation) -> list[Event]:
+        fed.append(o)
+        return feed(o)
+
+    t.ref.feed = keep  # type: ignore[method-assign]
+    start(t)
+    t.play("S", "ST ST")
+    t.play("E", "HQ")
+    for s in "NWS":
+        t.pass_(s)
+    t.play("E", "C5")
+    assert t.of("correction")
+    again = Referee(t.profile)
+    for o in fed:
+        again.feed(o)
+    assert [e.to_json() for e in again.events] == [e.to_json() for e in t.ref.events]
+    assert fed[2].cards != t.ref.observations[2].cards  # the referee's own list is corrected
