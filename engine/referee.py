@@ -105,17 +105,19 @@ REREAD_BUDGET_IMPOSSIBLE: Final = 10.0
 #: at most this many readings are tried per play
 _REREAD_TRIES: Final = 256
 
-#: Second look (:meth:`Referee._second_look`): a play judged illegal as read is a *suspect* for
-#: this many later plays and passes of the deal. If the table plays on in a way that makes
-#: another foul in that stretch (the others pass and the suspect's seat leads: "the leader must
-#: play, not pass", then "out of turn"), the suspect is read again with the camera's runner-ups
-#: and with the misreads a camera makes on fanned cards: one card seen that was not there
-#: (``EXTRA_CARD_COST``) or one card not seen, of a rank seen in the play (``MISSED_CARD_COST``;
-#: identical cards of two decks fanned together hide each other). A reading that is legal and
-#: leaves the whole stretch without a foul replaces the suspect through a ``correction`` event
-#: (``reason`` says why); the play event then carries ``camera`` and ``reread``.
+#: Second look (:meth:`Referee._second_look`): a camera's play (one with ``doubts``) judged
+#: illegal as read is a *suspect* for this many later plays and passes of the deal. If the table
+#: plays on in a way that clashes with the referee's state in that stretch (the others pass and
+#: the suspect's seat leads: "the leader must play, not pass", an ignored pass, "out of turn"),
+#: the suspect is read again with the camera's runner-ups and with the misreads a camera makes
+#: on fanned cards: one card seen that was not there (``EXTRA_CARD_COST``) or one card not seen
+#: (``MISSED_CARD_COST``): a second copy of a card in the play first (identical cards of two
+#: decks fanned together hide each other), then its ranks, then a straight's missing rank. The
+#: cheapest legal reading whose continuation has at least ``HINDSIGHT_GAIN`` fewer clashes (the
+#: fewest) replaces the suspect through a ``correction`` event (``reason`` says why); the play
+#: event then carries ``camera`` and ``reread``. Observations without doubts (a person's entry,
+#: the simulator) are never read again.
 HINDSIGHT_WINDOW: Final = 10
-#: a second reading is taken when its continuation has at least this many fewer clashes
 HINDSIGHT_GAIN: Final = 2
 HINDSIGHT_BUDGET: Final = 10.0
 EXTRA_CARD_COST: Final = 3.0
@@ -1021,8 +1023,10 @@ class Referee:
                 if fixed is not None:
                     self._suspects = self._suspects_after(k)
                     return fixed
-        if obs.type == "played" and any(
-            e.type == "play" and e.data.get("legal") is False for e in out
+        if (
+            obs.type == "played"
+            and obs.doubts  # a camera's reading (a person's entry or the simulator has none)
+            and any(e.type == "play" and e.data.get("legal") is False for e in out)
         ):
             self._suspects.append((idx, HINDSIGHT_WINDOW))
             del self._suspects[:-_HINDSIGHT_SUSPECTS]
