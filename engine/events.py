@@ -7,8 +7,12 @@ gapless, from 1), ``t`` (seconds, taken from the observation that caused the eve
 The extra fields of each type are in :data:`EVENT_FIELDS`; more fields may be present
 (CONTRACT.md: "add freely") and are kept as they are. Ours on ``play``: ``legal``, ``reason``
 (why not), ``left`` (cards the seat still holds) and, when the referee re-read a camera misread
-(engine/referee.py ``reread``), ``camera`` (the cards as the camera read them) and ``reread``
-(what was changed and what it cost).
+(engine/referee.py ``reread``, or its second look), ``camera`` (the cards as the camera read
+them) and ``reread`` (what was changed and what it cost). On ``correction``: ``target`` (the
+event named by the correction), ``voids`` (events no longer in effect), ``observation`` (the
+observations used instead, null = void) and, for the referee's own second look at a camera
+play, ``reason``. On ``notice``: ``ignored`` = ``"pass_out_of_turn"`` for a pass by a seat not on
+turn.
 
 Pure: no I/O. :func:`parse_event` reads one JSON object (or its text) and raises
 :class:`EventError` naming the field that is wrong.
