@@ -348,7 +348,7 @@ def apply_event(
         seat = data["seat"]
         kind = data["kind"]
         st.fouls.append((d.number, seat, kind))
-        if seat is not None and kind not in UNCOUNTED_FOULS:
+        if seat is not None and kind not in UNCOUNTED_FOULS and not data.get("review"):
             st.team_fouls[team_of(seat)] += 1
         if kind == "exposed_card" and seat is not None and not d.over:
             know(d, seat, parse_cards(data.get("cards") or [], two_decks=False))

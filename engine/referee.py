@@ -36,6 +36,12 @@ copies of a card in one play) that make it legal are taken, and the ``play`` eve
 (``camera``: the cards as read, ``reread``: what changed and its cost). An honest illegal play
 stays one unless the camera itself doubted it; a play that is legal as read is never changed.
 
+A foul judged on a camera's reading of cards (an illegal or out-of-turn ``played`` observation
+with ``doubts``) keeps its penalty but is flagged ``review`` and does not count towards the
+pair's limit until the referee marks it (a ``foul`` observation): a misread must not end a match
+by itself. A play judged illegal as read is also looked at again when the table plays on as if
+it were legal (``HINDSIGHT_WINDOW``).
+
 Three counted fouls by a pair (``fouls.limit``): ``match_lost`` ends the match for the opponents,
 ``deal_lost`` scores the deal as a forfeit (``MatchState.after_forfeit``).
 
@@ -90,8 +96,14 @@ __all__ = [
     "reread",
     "REREAD_BUDGET",
     "REREAD_BUDGET_IMPOSSIBLE",
+    "CAMERA_REVIEW_FOULS",
+    "HINDSIGHT_WINDOW",
 ]
 
+#: Fouls judged on a camera's reading of cards (an observation with ``doubts``): flagged with
+#: ``review`` and counted towards the pair's limit only when the referee marks them (a ``foul``
+#: observation), since a misread must not end a match (``fouls.limit``) by itself.
+CAMERA_REVIEW_FOULS: Final = frozenset({"illegal_play", "out_of_turn"})
 #: A camera reading of a play that is not a legal play (not a combo, does not beat the trick, a
 #: third copy of a card) is re-read with the camera's runner-up readings (``Observation.doubts``):
 #: the cheapest set of changes that makes a legal play is taken if its total cost is at most this
@@ -343,6 +355,8 @@ class _Core:
         self.origin = 0
         self.phase: _Phase | None = None
         self.ctx = _Ctx()
+        #: the observation being fed is a camera's reading of cards (it has doubts)
+        self.camera = False
 
     # ------------------------------------------------------------------ emit
     def emit(self, etype: str, t: float, data: dict[str, Any], combo: Combo | None = None) -> None:
@@ -368,6 +382,11 @@ class _Core:
         else:
             penalty = "foul"
         data: dict[str, Any] = {"seat": seat, "kind": kind, "detail": detail, "penalty": penalty}
+        if self.camera and kind in CAMERA_REVIEW_FOULS and not extra.get("ruled"):
+            # judged on the camera's reading of the cards: flagged for the floor referee, and
+            # counted towards the pair's limit only when the referee marks it
+            data["review"] = True
+            data["penalty"] = f"{penalty}; camera reading: counts when the referee marks it"
         data.update(extra)
         self.emit("foul", t, data)
 
@@ -375,6 +394,7 @@ class _Core:
     def feed(self, obs: Observation, origin: int) -> list[_Payload]:
         self.out = []
         self.origin = origin
+        self.camera = bool(obs.doubts)
         ty = obs.type
         if self.phase is not None and ty in (
             "tribute",

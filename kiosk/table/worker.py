@@ -492,6 +492,7 @@ def build_snapshot(w: TableWorker) -> dict[str, Any]:
             "kind": e.data.get("kind"),
             "detail": e.data.get("detail"),
             "penalty": e.data.get("penalty"),
+            "review": bool(e.data.get("review")),
         }
         for e in eff[match_start:]
         if e.type in ("foul", "warning")

@@ -139,3 +139,30 @@ def test_a_re_read_play_is_marked_on_the_table_screen(tmp_path: Path) -> None:
     plays = dom.split('id="plays"', 1)[1].split("</aside>", 1)[0]
     assert plays.count('class="reread"') == 1 and "↺ re-read" in plays
     assert "camera read D3 C4 H5 S6 DA" in plays and "D7 for DA" in plays
+
+
+def test_a_foul_on_a_camera_reading_is_shown_as_to_be_confirmed(tmp_path: Path) -> None:
+    """An out-of-turn play as the camera read it is a foul flagged for the floor referee
+    (engine/referee.py ``CAMERA_REVIEW_FOULS``): the fouls list says it counts only when marked."""
+    after = {
+        "t": 5.0,
+        "type": "played",
+        "seat": "N",
+        "cards": ["D9"],
+        "doubts": [{"card": "D9", "or": [["D6", 2.5]]}],
+    }
+    f = write_misread_straight(tmp_path / "obs.jsonl", after)
+    k = kiosk_proc(tmp_path / "k.db", free_port(), tmp_path / "k.log", obs=f, table="tf",
+                   speed=0, extra=[])  # fmt: skip
+    try:
+        k.start()
+        wait_for(lambda: len(get_json(k.url + "/api/state")["fouls"]) == 1, 30, "one foul")
+        st = get_json(k.url + "/api/state")
+        dom = chromium(k.url + "/?lang=en", "--dump-dom")
+    finally:
+        k.stop()
+    (foul,) = st["fouls"]
+    assert foul["review"] is True and foul["kind"] == "out_of_turn"
+    assert st["team_fouls"]["NS"] == 0
+    fouls = dom.split('id="fouls"', 1)[1].split("</ul>", 1)[0]
+    assert 'class="review"' in fouls and "counts when the referee marks it" in fouls

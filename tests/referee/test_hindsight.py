@@ -164,3 +164,29 @@ def test_a_play_without_doubts_is_never_read_again() -> None:
         t.pass_(s)
     t.play("E", "C5")
     assert not t.of("correction")
+
+
+def test_a_foul_on_a_camera_reading_counts_only_when_the_referee_marks_it() -> None:
+    """The camera sees E play three times while S is on turn: three out-of-turn fouls of E-W as
+    read, which would end the match (fouls.limit 3). Each is flagged for review, keeps its
+    penalty, and counts only when the floor referee marks it."""
+    t = Table()
+    start(t)
+    limit = t.profile.fouls.limit
+    for _ in range(limit):
+        cam(t, "E", "D9")
+    flagged = t.fouls("out_of_turn")
+    assert len(flagged) == limit
+    assert all(f.data.get("review") is True for f in flagged)
+    assert "taken back" in flagged[0]["penalty"]
+    assert "counts when the referee marks it" in flagged[0]["penalty"]
+    assert not t.of("match_ended") and t.ref.state.team_fouls["EW"] == 0
+    # the same play typed in by a person counts as usual
+    t2 = Table()
+    start(t2)
+    t2.play("E", "D9")
+    assert "review" not in t2.fouls()[0].data and t2.ref.state.team_fouls["EW"] == 1
+    # the referee confirms one of the flagged fouls: it counts
+    t.do("foul", seat="E", kind="out_of_turn", detail="confirmed from the footage")
+    assert t.ref.state.team_fouls["EW"] == 1
+    assert fold(t.ref.events, t.profile) == t.ref.state

@@ -9,7 +9,7 @@
       out: "出完", place: ["", "上游", "二游", "三游", "下游"], confirm: "确认", correct: "更正", void: "作废",
       lead: "首出", waiting: "等待开局", winner: "胜方", matchOver: "比赛结束", dealOver: "本局结束", offline: "离线",
       sent: "已发送", pending: "待发送", local: "仅本机", recording: "记录中", stopped: "已停止记录", lang: "English",
-      seatName: { N: "北", E: "东", S: "南", W: "西" }, pass_: "不要", trickBy: "当前牌：", clock: "限时", reread: "已按规则重读" },
+      seatName: { N: "北", E: "东", S: "南", W: "西" }, pass_: "不要", trickBy: "当前牌：", clock: "限时", reread: "已按规则重读", review: "摄像头判定，待裁判确认" },
     en: { table: "Table", teamNS: "NS", teamEW: "EW", deal: "Deal", level: "Level", referee: "Referee", order: "Finishing order",
       plays: "Last plays", fouls: "Fouls", pinTitle: "Referee mode: enter the PIN", login: "Enter", refTitle: "Referee mode",
       dealStart: "Start a new deal", dealEnd: "Rule the finishing order", logout: "Log out", close: "Close", events: "Events (confirm / correct / void)",
@@ -18,7 +18,8 @@
       correct: "Correct", void: "Void", lead: "lead", waiting: "Waiting for a deal", winner: "Winner",
       matchOver: "Match over", dealOver: "Deal over", offline: "offline", sent: "sent", pending: "pending", local: "local only",
       recording: "recording", stopped: "RECORDING STOPPED", lang: "中文", seatName: { N: "N", E: "E", S: "S", W: "W" },
-      pass_: "pass", trickBy: "Trick: ", clock: "clock", reread: "re-read" }
+      pass_: "pass", trickBy: "Trick: ", clock: "clock", reread: "re-read",
+      review: "camera reading: counts when the referee marks it" }
   };
   var qlang = new URLSearchParams(location.search).get("lang");
   if (qlang === "en" || qlang === "zh") localStorage.setItem("gd-lang", qlang);
@@ -74,7 +75,8 @@
       return '<div class="p' + (p.legal ? "" : " illegal") + '"><b>' + esc(t("seatName")[p.seat]) + "</b> " + body + "</div>";
     }).join("");
     $("fouls").innerHTML = (st.fouls || []).slice().reverse().map(function (f) {
-      return "<li><b>" + esc(f.seat ? t("seatName")[f.seat] : "?") + "</b> " + esc(f.kind) + (f.type === "warning" ? " (warning)" : "") + " — " + esc(f.detail) + "</li>";
+      return "<li><b>" + esc(f.seat ? t("seatName")[f.seat] : "?") + "</b> " + esc(f.kind) + (f.type === "warning" ? " (warning)" : "") + " — " + esc(f.detail) +
+        (f.review ? ' <span class="review">(' + esc(t("review")) + ")</span>" : "") + "</li>";
     }).join("");
     $("alarms").innerHTML = (st.alarms || []).map(function (a) {
       return '<div class="alarm" data-kind="' + esc(a.kind) + '">⚠ ' + esc(lang === "zh" ? a.zh : a.en) + "</div>";
