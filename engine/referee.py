@@ -357,6 +357,8 @@ class _Core:
         self.ctx = _Ctx()
         #: the observation being fed is a camera's reading of cards (it has doubts)
         self.camera = False
+        #: flag CAMERA_REVIEW_FOULS on camera readings for review (Referee review_camera_fouls)
+        self.review = True
 
     # ------------------------------------------------------------------ emit
     def emit(self, etype: str, t: float, data: dict[str, Any], combo: Combo | None = None) -> None:
@@ -382,7 +384,7 @@ class _Core:
         else:
             penalty = "foul"
         data: dict[str, Any] = {"seat": seat, "kind": kind, "detail": detail, "penalty": penalty}
-        if self.camera and kind in CAMERA_REVIEW_FOULS and not extra.get("ruled"):
+        if self.review and self.camera and kind in CAMERA_REVIEW_FOULS and not extra.get("ruled"):
             # judged on the camera's reading of the cards: flagged for the floor referee, and
             # counted towards the pair's limit only when the referee marks it
             data["review"] = True
@@ -983,10 +985,19 @@ class Referee:
     """Feed observations, get events. ``state`` is the live :class:`TableState`;
     ``events`` the whole log (corrections included)."""
 
-    def __init__(self, profile: Profile, *, table: str = "t1", hindsight: bool = True) -> None:
+    def __init__(
+        self,
+        profile: Profile,
+        *,
+        table: str = "t1",
+        hindsight: bool = True,
+        review_camera_fouls: bool = True,
+    ) -> None:
         self.profile = profile
         self.table = table
-        self._core = _Core(profile)
+        #: CAMERA_REVIEW_FOULS flagged for review (False: they count at once, as any foul)
+        self.review_camera_fouls = review_camera_fouls
+        self._core = self._new_core()
         self._obs: list[Observation] = []
         self._log: list[Event] = []
         self._effective: list[Event] = []
@@ -1026,6 +1037,11 @@ class Referee:
         if self.hindsight:
             out += self._second_look(obs, idx, out)
         return out
+
+    def _new_core(self) -> _Core:
+        core = _Core(self.profile)
+        core.review = self.review_camera_fouls
+        return core
 
     # ------------------------------------------------------------------ second look
     def _copy_core(self, core: _Core) -> _Core:
@@ -1067,7 +1083,7 @@ class Referee:
         if self._deal_snap is not None and self._deal_snap[0] <= k:
             start, core = self._deal_snap[0], self._copy_core(self._deal_snap[1])
         else:
-            start, core = 0, _Core(self.profile)
+            start, core = 0, self._new_core()
         for i in range(start, k):
             core.feed(self._obs[i], i)
         return core
@@ -1196,7 +1212,7 @@ class Referee:
             return self._publish([pl])
         k = self._origin[pos]
         new_obs = self._obs[:k] + list(obs.replacement) + self._obs[k + 1 :]
-        core = _Core(self.profile)
+        core = self._new_core()
         payloads: list[_Payload] = []
         for i, o in enumerate(new_obs):
             payloads.extend(core.feed(o, i))
