@@ -297,11 +297,10 @@ def _wait_and_report(
         return 1
     # make sure the scoreboard has processed and let the standings settle
     time.sleep(0.5)
-    from kiosk.table.worker import effective
+    from engine.deal import effective_events
 
     events = w.events
-
-    eff = effective(events)
+    eff = effective_events(events)
     deals = [e for e in eff if e.type == "deal_ended"]
     ended = [e for e in eff if e.type == "match_ended"]
     print("result")

@@ -20,31 +20,43 @@ EventBody = Mapping[str, Any]
 
 
 def apply_corrections(events: Iterable[EventBody]) -> list[EventBody]:
-    """Drop events that a ``correction`` replaces; when its ``by`` is an event-like object
-    (has a ``type``), that object takes the replaced event's place (with its id, table, deal,
-    seq and t). Corrections themselves are not returned. Nothing is deleted from the log."""
-    events = list(events)
-    replacement: dict[str, EventBody | None] = {}
-    for ev in events:
-        if ev.get("type") == "correction":
-            by = ev.get("by")
-            replacement[str(ev.get("replaces"))] = (
-                by if isinstance(by, Mapping) and "type" in by else None
-            )
+    """The events in effect, in order; corrections themselves are not returned. Nothing is
+    deleted from the log.
+
+    A correction whose ``by`` is an event-like object (has a ``type``) puts that object in the
+    place of the event it ``replaces`` (keeping its id, table, deal, seq and t). Any other
+    correction is the referee's (engine/referee.py; ``by`` is the id of the first event of the
+    corrected continuation, or null): it rewinds the events in effect to just before the one it
+    ``replaces``, and the continuation follows it in the log. A correction of an event not in
+    effect changes nothing."""
     out: list[EventBody] = []
+    index: dict[str, int] = {}
     for ev in events:
-        if ev.get("type") == "correction":
+        if ev.get("type") != "correction":
+            index[str(ev.get("id"))] = len(out)
+            out.append(ev)
             continue
-        if ev.get("id") in replacement:
-            new = replacement[str(ev.get("id"))]
-            if new is not None:
-                merged = dict(new)
-                for key in ("v", "id", "table", "deal", "seq", "t"):
-                    merged[key] = ev.get(key)
-                out.append(merged)
+        cut = index.get(str(ev.get("replaces")))
+        if cut is None:
             continue
-        out.append(ev)
+        by = ev.get("by")
+        if isinstance(by, Mapping) and "type" in by:
+            merged = dict(by)
+            for key in ("v", "id", "table", "deal", "seq", "t"):
+                merged[key] = out[cut].get(key)
+            out[cut] = merged
+            continue
+        for e in out[cut:]:
+            index.pop(str(e.get("id")), None)
+        del out[cut:]
     return out
+
+
+def counts_as_foul(ev: EventBody) -> bool:
+    """A foul event that counts (as the referee counts towards a pair's limit): not a
+    ``duplicate_card`` (a probable misread) and not a camera reading still waiting for the
+    referee's mark (``review``)."""
+    return ev.get("type") == "foul" and ev.get("kind") != "duplicate_card" and not ev.get("review")
 
 
 @dataclass
@@ -100,7 +112,7 @@ def match_summary(events: Sequence[EventBody]) -> MatchSummary:
             winner = ev.get("winner")
             out.winner = winner if winner in ("NS", "EW") else "draw"
             out.finished = True
-        elif kind == "foul":
+        elif counts_as_foul(ev):
             seat = ev.get("seat")
             if seat in TEAM_OF:
                 out.fouls[TEAM_OF[seat]] += 1
@@ -154,7 +166,7 @@ class TableState:
             seat = ev.get("seat")
             if seat in SEATS and seat not in self.finished:
                 self.finished.append(seat)
-        elif kind == "foul":
+        elif counts_as_foul(ev):
             seat = ev.get("seat")
             if seat in self.fouls:
                 self.fouls[seat] += 1

@@ -28,6 +28,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.deal import effective_events
 from engine.events import CONTRACT_EVENT_TYPES, Event, dump_event
 from engine.observations import Observation, parse_observation
 from engine.profiles import Profile
@@ -64,24 +65,6 @@ class Alarm:
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "en": self.en, "zh": self.zh, "since": self.since}
-
-
-def effective(events: list[Event]) -> list[Event]:
-    """The events in effect: a correction cuts the log back to the event it replaces."""
-    out: list[Event] = []
-    index: dict[str, int] = {}
-    for ev in events:
-        if ev.type == "correction":
-            cut = index.get(ev.data["replaces"])
-            if cut is None:
-                continue
-            for e in out[cut:]:
-                index.pop(e.id, None)
-            del out[cut:]
-            continue
-        index[ev.id] = len(out)
-        out.append(ev)
-    return out
 
 
 class TableWorker:
@@ -453,7 +436,7 @@ def build_snapshot(w: TableWorker) -> dict[str, Any]:
     st = w._ref.state
     p = w.profile
     events = w._events
-    eff = effective(events)
+    eff = effective_events(events)
     # the current match and deal, from the effective events
     match_start = next(
         (

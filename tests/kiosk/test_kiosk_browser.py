@@ -159,8 +159,12 @@ def test_a_foul_on_a_camera_reading_is_shown_as_to_be_confirmed(tmp_path: Path) 
         wait_for(lambda: len(get_json(k.url + "/api/state")["fouls"]) == 1, 30, "one foul")
         st = get_json(k.url + "/api/state")
         dom = chromium(k.url + "/?lang=en", "--dump-dom")
+        air = chromium(k.url + "/overlay/table?delay=0", "--dump-dom")
     finally:
         k.stop()
+    # not on air until the referee marks it (the overlay does show the table: S's straight)
+    assert "data-card=" in air
+    assert air.split('id="fouls"', 1)[1].split("</div>", 1)[0].strip(">").strip() == ""
     (foul,) = st["fouls"]
     assert foul["review"] is True and foul["kind"] == "out_of_turn"
     assert st["team_fouls"]["NS"] == 0

@@ -24,20 +24,41 @@ def test_draw_and_unfinished() -> None:
     assert match_summary([]).status == "pending"
 
 
-def test_corrections_void_and_replace() -> None:
+def test_corrections_replace_one_event_or_rewind_like_the_referee() -> None:
     a = ev("T", 1, "foul", seat="S", kind="slow_play")
     b = ev("T", 2, "foul", seat="E", kind="exposed_card")
-    void = ev("T", 3, "correction", replaces=a["id"], by="referee")
     swap = ev(
         "T",
-        4,
+        3,
         "correction",
         replaces=b["id"],
         by={"type": "foul", "seat": "W", "kind": "out_of_turn"},
     )
-    out = apply_corrections([a, b, void, swap])
-    assert len(out) == 1 and out[0]["seat"] == "W" and out[0]["id"] == b["id"]
-    assert match_summary([a, b, void, swap]).fouls == {"NS": 0, "EW": 1}
+    out = apply_corrections([a, b, swap])
+    assert [e["seat"] for e in out] == ["S", "W"] and out[1]["id"] == b["id"]
+    assert match_summary([a, b, swap]).fouls == {"NS": 1, "EW": 1}
+    # the referee's correction (engine/referee.py): the events in effect go back to just before
+    # the one it replaces; the corrected continuation follows it
+    c = ev("T", 4, "play", seat="N", cards=["H5"])
+    fix = ev("T", 5, "correction", replaces=b["id"], by=None)
+    d = ev("T", 6, "play", seat="N", cards=["H5", "H5"])
+    out = apply_corrections([a, b, swap, c, fix, d])
+    assert [e["seq"] for e in out] == [1, 6]
+    assert match_summary([a, b, swap, c, fix, d]).fouls == {"NS": 1, "EW": 0}
+    # a correction of an event no longer in effect changes nothing
+    assert apply_corrections([a, fix]) == [a]
+
+
+def test_fouls_that_do_not_count() -> None:
+    """A probable misread (duplicate_card) and a camera reading waiting for the referee's mark
+    (review) are shown but not counted, as the referee counts them."""
+    evs = [
+        ev("T", 1, "foul", seat="S", kind="duplicate_card"),
+        ev("T", 2, "foul", seat="E", kind="illegal_play", review=True),
+        ev("T", 3, "foul", seat="E", kind="illegal_play", ruled=True),
+    ]
+    assert match_summary(evs).fouls == {"NS": 0, "EW": 1}
+    assert table_state("T", 1, evs).fouls == {"N": 0, "E": 1, "S": 0, "W": 0}
 
 
 def test_table_state_counts_cards() -> None:

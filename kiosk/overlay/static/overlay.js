@@ -35,7 +35,8 @@
       var order = d ? d.order : [];
       $("order").innerHTML = order.length ? "出完 Order: " + order.map(function (s, i) { return PLACE[i + 1] + " " + NAME[s]; }).join(" · ") : "";
       if (st.match_over && st.last_match) $("order").innerHTML = "比赛结束 Match over · 胜 Winner: <b>" + esc(st.last_match.winner || "draw") + "</b>";
-      $("fouls").innerHTML = (st.fouls || []).filter(function (f) { return f.type === "foul"; }).slice(-3).map(function (f) {
+      // a foul on a camera reading waits for the referee's mark: not on air until then
+      $("fouls").innerHTML = (st.fouls || []).filter(function (f) { return f.type === "foul" && !f.review; }).slice(-3).map(function (f) {
         return "犯规 Foul " + esc(f.seat || "?") + " " + esc(f.kind);
       }).join(" · ");
     } });
