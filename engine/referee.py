@@ -1006,8 +1006,9 @@ class Referee:
         self.hindsight = hindsight
         #: (observation index, core before it) of the current deal's deal_start
         self._deal_snap: tuple[int, _Core] | None = None
-        #: suspect plays: (observation index, plays and passes left in its window)
-        self._suspects: list[tuple[int, int]] = []
+        #: suspect plays: (observation index, plays and passes left in its window, "illegal" as
+        #: read or "unseen": out of turn, a seat before it may have played unseen)
+        self._suspects: list[tuple[int, int, str]] = []
 
     @property
     def state(self) -> TableState:
@@ -1048,35 +1049,102 @@ class Referee:
         return copy.deepcopy(core, {id(self.profile): self.profile})
 
     def _second_look(self, obs: Observation, idx: int, out: list[Event]) -> list[Event]:
-        """Keep the suspect play (see ``HINDSIGHT_WINDOW``); when this observation made a foul
-        within its window, read the suspect again against the table's own continuation."""
+        """Keep the suspect plays (see ``HINDSIGHT_WINDOW``); when this observation made a clash
+        within a suspect's window, read the suspect again against the table's continuation."""
         clashes = any(_clash(e.type, e.data) for e in out)
         if obs.type in ("played", "pass"):
-            self._suspects = [(k, n - 1) for k, n in self._suspects if n > 0]
+            self._suspects = [(k, n - 1, w) for k, n, w in self._suspects if n > 0]
         if clashes:
-            for k, _ in self._suspects:  # the oldest first: later ones may be its echoes
-                fixed = self._retry(k, obs.t)
+            for k, _, why in self._suspects:  # the oldest first: later ones may be its echoes
+                if k == idx:
+                    continue
+                fixed = self._retry(k, obs.t) if why == "illegal" else self._unseen(k, obs.t)
                 if fixed is not None:
                     self._suspects = self._suspects_after(k)
                     return fixed
-        if (
-            obs.type == "played"
-            and obs.doubts  # a camera's reading (a person's entry or the simulator has none)
-            and any(e.type == "play" and e.data.get("legal") is False for e in out)
-        ):
-            self._suspects.append((idx, HINDSIGHT_WINDOW))
+        if obs.type == "played" and obs.doubts:  # a camera's reading (not a person's entry)
+            for e in out:
+                if e.type == "play" and e.data.get("legal") is False:
+                    self._suspects.append((idx, HINDSIGHT_WINDOW, "illegal"))
+                elif e.type == "foul" and e.data.get("kind") == "out_of_turn":
+                    self._suspects.append((idx, HINDSIGHT_WINDOW, "unseen"))
             del self._suspects[:-_HINDSIGHT_SUSPECTS]
         return []
 
-    def _suspects_after(self, k: int) -> list[tuple[int, int]]:
+    def _suspects_after(self, k: int) -> list[tuple[int, int, str]]:
         """The suspects after observation ``k`` in the effective log (after a correction)."""
-        out: list[tuple[int, int]] = []
+        out: list[tuple[int, int, str]] = []
         for e, origin in zip(self._effective, self._origin, strict=True):
-            if origin > k and e.type == "play" and e.data.get("legal") is False:
-                later = sum(1 for o in self._obs[origin + 1 :] if o.type in ("played", "pass"))
-                if later <= HINDSIGHT_WINDOW:
-                    out.append((origin, HINDSIGHT_WINDOW - later))
+            if origin <= k or not self._obs[origin].doubts:
+                continue
+            if e.type == "play" and e.data.get("legal") is False:
+                why = "illegal"
+            elif e.type == "foul" and e.data.get("kind") == "out_of_turn":
+                why = "unseen"
+            else:
+                continue
+            later = sum(1 for o in self._obs[origin + 1 :] if o.type in ("played", "pass"))
+            if later <= HINDSIGHT_WINDOW:
+                out.append((origin, HINDSIGHT_WINDOW - later, why))
         return out[-_HINDSIGHT_SUSPECTS:]
+
+    def _clashes_since(self, k: int) -> int:
+        return sum(
+            1
+            for e, origin in zip(self._effective, self._origin, strict=True)
+            if origin >= k and _clash(e.type, e.data)
+        )
+
+    def _continuation_clashes(self, core: _Core, k: int, head: Sequence[Observation]) -> int:
+        """Clashes when ``head`` is fed to ``core`` in place of observation ``k``, then the rest."""
+        clash = 0
+        for i, oi in [(k, o) for o in head] + list(enumerate(self._obs))[k + 1 :]:
+            clash += sum(1 for pl in core.feed(oi, i) if _clash(pl.type, pl.data))
+        return clash
+
+    def _unseen(self, k: int, t: float) -> list[Event] | None:
+        """A camera play out of turn (observation ``k``): the seats the referee had on turn
+        before it may have played or passed unseen (a play the camera missed, a pass lamp not
+        seen). Taken as passes when the continuation then has ``HINDSIGHT_GAIN`` fewer clashes:
+        a correction of the out-of-turn foul with the passes and the play."""
+        o = self._obs[k]
+        pos = next((i for i, origin in enumerate(self._origin) if origin == k), None)
+        now = self._clashes_since(k)
+        if o.seat is None or pos is None or now < HINDSIGHT_GAIN:
+            return None
+        before = self._core_before(k)
+        trial = self._copy_core(before)
+        passes: list[Observation] = []
+        for _ in range(3):
+            d = trial._live_deal()
+            if d is None or d.turn is None or d.turn == o.seat or d.top is None:
+                break
+            p = Observation(o.t, "pass", seat=d.turn)
+            if any(_clash(pl.type, pl.data) for pl in trial.feed(p, k)):
+                return None
+            passes.append(p)
+        d = trial._live_deal()
+        if not passes or d is None or d.turn != o.seat:
+            return None
+        left = self._continuation_clashes(self._copy_core(before), k, [*passes, o])
+        if left > now - HINDSIGHT_GAIN:
+            return None
+        seats = " and ".join(str(p.seat) for p in passes)
+        why = (
+            f"{o.seat} played out of turn as seen, and the table played on as if {seats} had "
+            f"played or passed ({now} fouls or ignored passes since, {left} with that reading): "
+            f"{seats} taken as passing (a play or a pass the camera did not see)"
+        )
+        head = [replace(p, extra={"unseen": True}) for p in passes]
+        return self._correct(
+            Observation(
+                t,
+                "correction",
+                replaces=self._effective[pos].id,
+                replacement=(*head, o),
+                extra={"reason": why},
+            )
+        )
 
     def _core_before(self, k: int) -> _Core:
         """A core that has seen the effective observations before index ``k``."""
@@ -1100,12 +1168,8 @@ class Referee:
         )
         if seat is None or pos is None:
             return None
-        now = sum(
-            1
-            for e, origin in zip(self._effective, self._origin, strict=True)
-            if origin >= k and _clash(e.type, e.data)
-        )
-        if now < 2:
+        now = self._clashes_since(k)
+        if now < HINDSIGHT_GAIN:
             return None
         before = self._core_before(k)
         d = before._live_deal()

@@ -190,3 +190,37 @@ def test_a_foul_on_a_camera_reading_counts_only_when_the_referee_marks_it() -> N
     t.do("foul", seat="E", kind="out_of_turn", detail="confirmed from the footage")
     assert t.ref.state.team_fouls["EW"] == 1
     assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_play_the_camera_missed_is_taken_as_a_pass_when_the_table_played_on() -> None:
+    """S leads; E's play is never seen (a joker whose corner the camera did not find); N and W
+    play on. For the referee E was still on turn: N and W out of turn. Taken as E passing, the
+    continuation fits: a correction replaces N's foul with E's pass and N's play."""
+    t = Table()
+    start(t)
+    cam(t, "S", "D9")
+    cam(t, "N", "DK")  # E's card went unseen
+    assert [f["kind"] for f in t.fouls()] == ["out_of_turn"]
+    out = cam(t, "W", "DA")
+    (corr,) = [e for e in out if e.type == "correction"]
+    assert "E taken as passing" in corr["reason"]
+    kinds = [(e.type, e.data.get("seat")) for e in effective_events(t.ref.events)]
+    assert kinds[1:] == [("play", "S"), ("pass", "E"), ("play", "N"), ("play", "W")]
+    assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
+    assert t.deal.turn == "S" and t.deal.counts["E"] == 27
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_real_play_out_of_turn_is_not_taken_for_a_missed_one() -> None:
+    """N plays out of turn for real: taken back, E plays, then N plays again in turn. Nothing
+    clashes after the foul, so nothing is corrected."""
+    t = Table()
+    start(t)
+    cam(t, "S", "D9")
+    cam(t, "N", "DK")  # out of turn: taken back, N barred this trick
+    cam(t, "E", "DT")
+    cam(t, "W", "DA")
+    for s in "SE":
+        t.pass_(s)
+    assert not t.of("correction")
+    assert [f["kind"] for f in t.fouls()] == ["out_of_turn"]
