@@ -40,7 +40,8 @@ A foul judged on a camera's reading of cards (an illegal or out-of-turn ``played
 with ``doubts``) keeps its penalty but is flagged ``review`` and does not count towards the
 pair's limit until the referee marks it (a ``foul`` observation): a misread must not end a match
 by itself. A play judged illegal as read is also looked at again when the table plays on as if
-it were legal (``HINDSIGHT_WINDOW``).
+it were legal, and a camera's play out of turn when the table played on as if the seats before
+it had passed (``HINDSIGHT_WINDOW``).
 
 Three counted fouls by a pair (``fouls.limit``): ``match_lost`` ends the match for the opponents,
 ``deal_lost`` scores the deal as a forfeit (``MatchState.after_forfeit``).
@@ -127,8 +128,11 @@ _REREAD_TRIES: Final = 256
 #: decks fanned together hide each other), then its ranks, then a straight's missing rank. The
 #: cheapest legal reading whose continuation has at least ``HINDSIGHT_GAIN`` fewer clashes (the
 #: fewest) replaces the suspect through a ``correction`` event (``reason`` says why); the play
-#: event then carries ``camera`` and ``reread``. Observations without doubts (a person's entry,
-#: the simulator) are never read again.
+#: event then carries ``camera`` and ``reread``. A camera's play *out of turn* is a suspect too:
+#: if the table plays on as if the seats the referee had on turn before it had played or passed
+#: (a play the camera missed: a joker whose index it did not find), those seats are taken as
+#: passing, through a correction with the passes and the play. Observations without doubts (a
+#: person's entry, the simulator) are never read again.
 HINDSIGHT_WINDOW: Final = 10
 HINDSIGHT_GAIN: Final = 2
 HINDSIGHT_BUDGET: Final = 10.0
