@@ -69,6 +69,7 @@ class Det:
     box: tuple[float, float, float, float]
     score: float = 1.0
     alts: tuple[tuple[str, float], ...] = ()  # runner-up readings (vision.detector.Detection)
+    weak: bool = False  # a joker under the corner floor (vision.detector.Detection.weak)
 
 
 class OracleDetector:
@@ -116,8 +117,16 @@ class OracleDetector:
 #: corner labels against 91.2 % at (1.0, 0.3) on sampled frames of two held-out-deck games, and
 #: lifted the played observations right on the 10 bench games (bench/RESULTS.md, 2026-11-29).
 #: The tracker keeps its own floor (corner score x class probability >= 0.25); the classifier
-#: averages four quarter turns.
-PIPELINE_DETECTOR: dict[str, Any] = {"pyramid": (1.5,), "conf": 0.15, "rotations": 4}
+#: averages four quarter turns. Jokers whose index the corner stage scores low (unseen designs:
+#: a star, a word) are kept from a corner score of 0.02 when the classifier names them, scored
+#: corner^0.25 x probability and counted only with both corners (vision/track.py ``weak``).
+PIPELINE_DETECTOR: dict[str, Any] = {
+    "pyramid": (1.5,),
+    "conf": 0.15,
+    "rotations": 4,
+    "joker_conf": 0.02,
+    "joker_power": 0.25,
+}
 
 
 def resolve_detector(detector: Any, video: str | Path | None = None) -> Any:
@@ -467,6 +476,7 @@ class TablePipeline:
                 (d.box[0] + x0, d.box[1] + y0, d.box[2] + x0, d.box[3] + y0),
                 d.score,
                 getattr(d, "alts", ()),
+                getattr(d, "weak", False),
             )
             for d in found
         ]

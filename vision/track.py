@@ -18,6 +18,9 @@ two decks hold two of each card; a fanned pair shows two top-left indices ~15-30
 Detections of the same corner closer than ``same_mm`` are merged (tile overlaps, double boxes);
 detections scoring under ``min_score`` (corner score x class probability) are ignored, unless
 over ``keep_score`` where the same label scored over ``min_score`` a moment ago (hysteresis).
+A ``weak`` detection (a joker the corner stage scored under its floor, ``vision.detector``)
+counts only paired with the card's other corner: a ghost joker in a court card's picture seldom
+comes with a second one a card's diagonal away.
 
 Doubts: each detection carries the classifier's runner-up readings (``vision.detector``
 ``Detection.alts``); a card seen by one corner index also gets "no card there" as a runner-up
@@ -415,18 +418,21 @@ class Tracker:
         """Card instances of corner detections ``dets`` whose box centres lie at ``mm``."""
         if not dets:
             return []
-        by_label: dict[str, list[tuple[np.ndarray, Alts]]] = {}
+        by_label: dict[str, list[tuple[np.ndarray, Alts, bool]]] = {}
         for d, p in zip(dets, mm, strict=True):
-            by_label.setdefault(d.card, []).append((p, tuple(getattr(d, "alts", ()))))
+            weak = bool(getattr(d, "weak", False))
+            by_label.setdefault(d.card, []).append((p, tuple(getattr(d, "alts", ())), weak))
         out: list[SeenCard] = []
         for label, pts in by_label.items():
-            # merge double detections of one corner
+            # merge double detections of one corner (a sure one before a weak one)
             merged: list[np.ndarray] = []
             alts: list[Alts] = []
-            for p, a in pts:
+            weaks: list[bool] = []
+            for p, a, w in sorted(pts, key=lambda x: x[2]):
                 if all(np.hypot(*(p - q)) >= self.same_mm for q in merged):
                     merged.append(p)
                     alts.append(a)
+                    weaks.append(w)
             n = len(merged)
             err = {
                 (i, j): abs(float(np.hypot(*(merged[i] - merged[j]))) - self.pair_mm)
@@ -444,7 +450,7 @@ class Tracker:
                     SeenCard(label, float(c[0]), float(c[1]), self.region_at(*c), 2, a, axes)
                 )
             for i in range(n):
-                if i not in used:
+                if i not in used and not weaks[i]:  # a weak corner counts with its pair only
                     x, y = float(merged[i][0]), float(merged[i][1])
                     out.append(SeenCard(label, x, y, self.region_at(x, y), 1, alts[i]))
         return self._inside_doubts(self._pair_doubts(out))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -355,3 +356,30 @@ def test_a_corner_hovering_about_the_floor_is_kept_once_seen_strongly() -> None:
     far = [replace(detections([("HR", *N_PLAY, 0.0)])[0], score=0.18)]
     assert feed(tr2, [strong, far, far, far], t0=5.0) == []
     assert feed(tr2, [weak] * 3, t0=7.0) == []
+
+
+def test_a_weak_joker_counts_only_with_both_corners() -> None:
+    """A joker the corner stage scored under its floor (``weak``, vision/detector.py) is a card
+    when both of its corner indices are seen a card's diagonal apart; one weak corner alone (a
+    joker read in a court card's picture) is no card, a sure one alone is."""
+    from dataclasses import replace
+
+    tr = Tracker(calibration())
+    x, y = N_PLAY
+
+    @dataclass(frozen=True)
+    class Weak:
+        card: str
+        box: tuple[float, float, float, float]
+        score: float = 0.6
+        alts: tuple[tuple[str, float], ...] = ()
+        weak: bool = True
+
+    pair = [Weak(d.card, d.box) for d in detections([("SB", x, y, 0.4)])]
+    seen = tr.cards_in(pair)
+    assert [(c.card, c.corners) for c in seen] == [("SB", 2)]
+    assert tr.cards_in(pair[:1]) == []
+    sure = detections([("SB", x, y, 0.4)])[:1]
+    assert [(c.card, c.corners) for c in tr.cards_in(sure)] == [("SB", 1)]
+    # a weak and a sure corner of the same card pair up too
+    assert [c.corners for c in tr.cards_in([pair[0], replace(pair[1], weak=False)])] == [2]

@@ -314,3 +314,33 @@ def test_runner_up_readings_are_the_classifiers_next_best(det: Detector) -> None
             assert min(left) > ALT_COST - 1e-3
         elif costs:
             assert min(left) >= costs[-1] - 1e-3
+
+
+def test_a_joker_under_the_corner_floor_is_kept_weak_when_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``joker_conf``: a corner the corner stage scored under ``conf`` is kept when the
+    classifier calls it a joker (marked ``weak``, scored corner ** joker_power x probability);
+    any other card under ``conf`` is not, and by default nothing under ``conf`` is."""
+    names = Detector().class_names
+    img = np.full((64, 64, 3), 255, np.uint8)
+    boxes = np.array([[4, 4, 14, 20], [30, 4, 40, 20], [4, 30, 14, 46]], np.float32)
+    scores = np.array([0.05, 0.05, 0.6], np.float32)
+
+    def probs(n: int, card: str, p: float) -> np.ndarray:
+        out = np.full(len(names), (1.0 - p) / (len(names) - 1), np.float32)
+        out[names.index(card)] = p
+        return out
+
+    fake = np.stack([probs(3, "SB", 0.9), probs(3, "S5", 0.9), probs(3, "HA", 0.8)])
+    d = Detector(conf=0.15, joker_conf=0.02, joker_power=0.25)
+    monkeypatch.setattr(d, "classify", lambda image, b: fake[: len(b)])
+    got = {x.card: x for x in d.label(img, boxes, scores)}
+    assert set(got) == {"SB", "HA"}
+    assert got["SB"].weak and got["SB"].score == pytest.approx(0.05**0.25 * 0.9, rel=1e-4)
+    assert not got["HA"].weak and got["HA"].score == pytest.approx(0.6 * 0.8, rel=1e-4)
+    plain = Detector(conf=0.15)
+    monkeypatch.setattr(plain, "classify", lambda image, b: fake[: len(b)])
+    assert {x.card for x in plain.label(img, boxes, scores)} == {"HA"}
+    with pytest.raises(ValueError, match="joker_power"):
+        Detector(joker_power=0.0)
