@@ -1006,7 +1006,7 @@ class Referee:
         self._log: list[Event] = []
         self._effective: list[Event] = []
         self._origin: list[int] = []
-        #: second look at plays judged illegal as read (HINDSIGHT_WINDOW)
+        #: second look at camera plays judged illegal or out of turn (HINDSIGHT_WINDOW)
         self.hindsight = hindsight
         #: (observation index, core before it) of the current deal's deal_start
         self._deal_snap: tuple[int, _Core] | None = None
@@ -1200,17 +1200,9 @@ class Referee:
                 found.append((cs, cost, changes))
         best: tuple[int, float, list[Card], list[str]] | None = None
         for new_cards, cost, changes in found:
-            trial = self._copy_core(before)
             rep = replace(o, cards=tuple(sort_cards(new_cards)), doubts=())
-            clash = 0
-            for i in range(k, len(self._obs)):
-                oi = rep if i == k else self._obs[i]
-                for pl in trial.feed(oi, i):
-                    if _clash(pl.type, pl.data):
-                        clash += 1
-                if clash > now - HINDSIGHT_GAIN or (best is not None and clash >= best[0]):
-                    break
-            else:
+            clash = self._continuation_clashes(self._copy_core(before), k, [rep])
+            if clash <= now - HINDSIGHT_GAIN and (best is None or clash < best[0]):
                 best = (clash, cost, new_cards, changes)
                 if clash == 0:
                     break
