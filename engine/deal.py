@@ -365,6 +365,7 @@ def apply_event(
         if (
             seat is not None
             and kind in BARRING_FOULS
+            and not data.get("confirms")  # a confirmation counts; its penalty was applied
             and getattr(p.fouls, kind) == "lose_trick"
             and not d.over
             and _active(d, seat)

@@ -11,8 +11,10 @@ The extra fields of each type are in :data:`EVENT_FIELDS`; more fields may be pr
 them) and ``reread`` (what was changed and what it cost). On ``correction``: ``target`` (the
 event named by the correction), ``voids`` (events no longer in effect), ``observation`` (the
 observations used instead, null = void) and, for the referee's own second look at a camera
-play, ``reason``. On ``notice``: ``ignored`` = ``"pass_out_of_turn"`` for a pass by a seat not on
-turn.
+play, ``reason``. On ``foul``: ``review`` (a camera reading's foul, counted only once the
+referee marks it), ``ruled`` (marked by the referee) and ``confirms`` (the id of the flagged
+foul a referee's mark confirms: it counts, and its penalty is not applied again). On
+``notice``: ``ignored`` = ``"pass_out_of_turn"`` for a pass by a seat not on turn.
 
 Pure: no I/O. :func:`parse_event` reads one JSON object (or its text) and raises
 :class:`EventError` naming the field that is wrong.

@@ -898,6 +898,23 @@ class _Core:
             return
         detail = str(obs.extra.get("detail") or "")
         text = "marked by the referee" + (f": {detail}" if detail else "")
+        confirms = obs.extra.get("confirms")
+        if isinstance(confirms, str) and confirms:
+            # the referee confirms a camera foul flagged for review: it now counts; its penalty
+            # (the trick lost) was applied when it was flagged
+            self.emit(
+                "foul",
+                obs.t,
+                {
+                    "seat": obs.seat,
+                    "kind": kind,
+                    "detail": text,
+                    "penalty": "counted: the referee confirmed the camera's foul",
+                    "ruled": True,
+                    "confirms": confirms,
+                },
+            )
+            return
         self.foul(obs.t, obs.seat, kind, text, ruled=True)
 
     def _ruled_result(self, obs: Observation) -> None:

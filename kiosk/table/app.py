@@ -300,15 +300,31 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
 
     @app.post("/api/referee/confirm")
     async def confirm(body: EventRef, x_referee_token: Token = None) -> JSONResponse:
-        """Confirm an event as seen (a note; the game state does not change)."""
+        """Confirm an event as seen (a note; the game state does not change). A foul on a
+        camera reading flagged for review is also marked, once: it then counts towards the
+        pair's limit (a ``foul`` observation that ``confirms`` it; its penalty is not applied
+        again)."""
         if (bad := _auth(x_referee_token)) is not None:
             return bad
-        if not _known(body.event_id):
+        ev = next((e for e in w.events if e.id == body.event_id), None)
+        if ev is None:
             return _err(404, f"no event {body.event_id!r} in this table's log")
+        done = {str(b.get("id")) for _a, _k, b in w.store.notes("confirm")}
         try:
             await run_in_threadpool(w.note, "confirm", {"id": body.event_id})
         except ActionError as exc:
             return _err(503, str(exc))
+        if ev.type == "foul" and ev.data.get("review") and body.event_id not in done:
+            return await _submit(
+                "referee",
+                {
+                    "type": "foul",
+                    "seat": ev.data.get("seat"),
+                    "kind": ev.data.get("kind"),
+                    "detail": f"confirmed: {ev.data.get('detail')}",
+                    "confirms": body.event_id,
+                },
+            )
         return JSONResponse({"ok": True, "confirmed": body.event_id})
 
     @app.post("/api/referee/void")

@@ -416,7 +416,10 @@ def _summary(ev: Event) -> str:
     if ty == "pass":
         return f"{d['seat']} pass"
     if ty == "foul":
-        return f"{d.get('seat') or '?'} {d['kind']}: {d.get('detail', '')}"
+        text = f"{d.get('seat') or '?'} {d['kind']}: {d.get('detail', '')}"
+        if d.get("review"):  # a camera reading's foul: the referee's confirm makes it count
+            text += " (camera: confirm to count it)"
+        return text
     if ty == "deal_started":
         return f"deal {ev.deal} level {d.get('level')} leader {d.get('leader') or '?'}"
     if ty == "deal_ended":

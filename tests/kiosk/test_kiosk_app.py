@@ -180,3 +180,37 @@ def test_seat_pass_buttons_feed_pass_observations(client: TestClient) -> None:
     assert [lo.origin for lo in kiosk.store.observations()][-1] == "button"
     assert [p.accepted for p in buttons.history] == [True, False]
     buttons.close()
+
+
+def test_confirming_a_camera_foul_makes_it_count_once(client: TestClient) -> None:
+    """A foul on a camera reading is flagged for review and does not count; the referee's
+    one-tap confirm marks it (it counts, the penalty is not applied again); a second confirm
+    does not count it twice."""
+    h = _login(client)
+    client.post("/api/referee/deal/start", json={"first_leader": "S"}, headers=h)
+    w = client.kiosk.worker  # type: ignore[attr-defined]
+    cam = {"type": "played", "seat": "N", "cards": ["D9"], "doubts": [{"card": "D9", "or": []}]}
+    (flagged,) = [e for e in w.submit("source", cam) if e.type == "foul"]
+    assert flagged.data["review"] is True and flagged.data["kind"] == "out_of_turn"
+    deal = w.referee.state.deal
+    st = client.get("/api/state").json()
+    assert st["team_fouls"]["NS"] == 0 and deal.turn == "S" and deal.barred == {"N"}
+    (item,) = [e for e in st["recent"] if e["id"] == flagged.id]
+    assert "camera: confirm to count it" in item["summary"]
+    # the trick is played out (N barred), S leads the next one; then the referee confirms
+    w.submit("source", {"type": "played", "seat": "S", "cards": ["D3"]})
+    for seat in ("E", "W"):
+        w.submit("button", {"type": "pass", "seat": seat})
+    deal = w.referee.state.deal
+    assert deal.turn == "S" and deal.top is None and not deal.barred
+    r = client.post("/api/referee/confirm", json={"event_id": flagged.id}, headers=h)
+    assert r.status_code == 200, r.text
+    (mark,) = r.json()["events"]
+    assert mark["type"] == "foul" and mark["confirms"] == flagged.id and mark["seat"] == "N"
+    assert "review" not in mark and "confirmed" in mark["detail"]
+    deal = w.referee.state.deal
+    assert client.get("/api/state").json()["team_fouls"]["NS"] == 1
+    assert deal.turn == "S" and not deal.barred  # the trick it cost was the earlier one
+    r = client.post("/api/referee/confirm", json={"event_id": flagged.id}, headers=h)
+    assert r.status_code == 200 and "events" not in r.json()
+    assert client.get("/api/state").json()["team_fouls"]["NS"] == 1
