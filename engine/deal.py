@@ -453,33 +453,14 @@ def fold(events: Iterable[Event], profile: Profile) -> TableState:
     """The state after a log. A ``correction`` rewinds the effective log to just before the
     event it ``replaces``; the events after it are the corrected continuation. Nothing in the
     log is deleted; the state is recomputed from it."""
-    st = TableState.new(profile)
-    effective: list[Event] = []
-    index: dict[str, int] = {}
-    expect = 1
-    for ev in events:
+    events = list(events)
+    for expect, ev in enumerate(events, 1):
         if ev.seq != expect:
             raise EventError(f"event seq {ev.seq} where {expect} was expected (gapless)")
-        expect += 1
-        if ev.type == "correction":
-            rid = ev.data["replaces"]
-            if rid not in index:
-                raise EventError(
-                    f"correction seq {ev.seq} replaces {rid!r}, not an effective event of this log"
-                )
-            cut = index[rid]
-            for e in effective[cut:]:
-                index.pop(e.id, None)
-            del effective[cut:]
-            corrections = st.corrections + 1
-            st = TableState.new(profile)
-            for e in effective:
-                apply_event(st, e.type, e.t, e.data)
-            st.corrections = corrections
-            continue
+    st = TableState.new(profile)
+    for ev in effective_events(events):
         apply_event(st, ev.type, ev.t, ev.data)
-        index[ev.id] = len(effective)
-        effective.append(ev)
+    st.corrections = sum(1 for ev in events if ev.type == "correction")
     return st
 
 

@@ -123,19 +123,30 @@ def test_overlay_ticker_shows_the_standings(kiosk: tuple[Proc, dict[str, Any]]) 
     assert "pair 1" in dom and "pair 2" in dom and "pts" in dom
 
 
+def _screen_after_misread(
+    tmp_path: Path, after: dict[str, object], table: str, ready: Any, *pages: str
+) -> tuple[dict[str, Any], list[str]]:
+    """A kiosk replaying ``write_misread_straight`` then ``after``: its state once ``ready``
+    (a function of the state) holds, and the DOM of each page path."""
+    f = write_misread_straight(tmp_path / "obs.jsonl", after)
+    k = kiosk_proc(tmp_path / "k.db", free_port(), tmp_path / "k.log", obs=f, table=table,
+                   speed=0, extra=[])  # fmt: skip
+    try:
+        k.start()
+        wait_for(lambda: ready(get_json(k.url + "/api/state")), 30, f"the kiosk ({table})")
+        st = get_json(k.url + "/api/state")
+        return st, [chromium(k.url + p, "--dump-dom") for p in pages]
+    finally:
+        k.stop()
+
+
 def test_a_re_read_play_is_marked_on_the_table_screen(tmp_path: Path) -> None:
     """A camera misread the referee re-read (engine/referee.py ``reread``) shows with a mark
     whose tooltip says what the camera saw, so the floor referee can check the cards."""
     after = {"t": 5.0, "type": "played", "seat": "E", "cards": ["D4", "C5", "H6", "S7", "D8"]}
-    f = write_misread_straight(tmp_path / "obs.jsonl", after)
-    k = kiosk_proc(tmp_path / "k.db", free_port(), tmp_path / "k.log", obs=f, table="tr",
-                   speed=0, extra=[])  # fmt: skip
-    try:
-        k.start()
-        wait_for(lambda: len(get_json(k.url + "/api/state")["plays"]) == 2, 30, "two plays")
-        dom = chromium(k.url + "/?lang=en", "--dump-dom")
-    finally:
-        k.stop()
+    _st, (dom,) = _screen_after_misread(
+        tmp_path, after, "tr", lambda st: len(st["plays"]) == 2, "/?lang=en"
+    )
     plays = dom.split('id="plays"', 1)[1].split("</aside>", 1)[0]
     assert plays.count('class="reread"') == 1 and "↺ re-read" in plays
     assert "camera read D3 C4 H5 S6 DA" in plays and "D7 for DA" in plays
@@ -151,17 +162,9 @@ def test_a_foul_on_a_camera_reading_is_shown_as_to_be_confirmed(tmp_path: Path) 
         "cards": ["D9"],
         "doubts": [{"card": "D9", "or": [["D6", 2.5]]}],
     }
-    f = write_misread_straight(tmp_path / "obs.jsonl", after)
-    k = kiosk_proc(tmp_path / "k.db", free_port(), tmp_path / "k.log", obs=f, table="tf",
-                   speed=0, extra=[])  # fmt: skip
-    try:
-        k.start()
-        wait_for(lambda: len(get_json(k.url + "/api/state")["fouls"]) == 1, 30, "one foul")
-        st = get_json(k.url + "/api/state")
-        dom = chromium(k.url + "/?lang=en", "--dump-dom")
-        air = chromium(k.url + "/overlay/table?delay=0", "--dump-dom")
-    finally:
-        k.stop()
+    st, (dom, air) = _screen_after_misread(
+        tmp_path, after, "tf", lambda s: len(s["fouls"]) == 1, "/?lang=en", "/overlay/table?delay=0"
+    )
     # not on air until the referee marks it (the overlay does show the table: S's straight)
     assert "data-card=" in air
     assert air.split('id="fouls"', 1)[1].split("</div>", 1)[0].strip(">").strip() == ""

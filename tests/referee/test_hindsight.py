@@ -27,6 +27,17 @@ def in_effect(t: Table, etype: str) -> list[Event]:
     return [e for e in effective_events(t.ref.events) if e.type == etype]
 
 
+def pair_read_as_single(t: Table) -> None:
+    """S leads a pair of tens; E's pair of queens is seen as one HQ; N, W and S pass and E
+    leads again."""
+    start(t)
+    t.play("S", "ST ST")
+    cam(t, "E", "HQ")
+    for s in "NWS":
+        t.pass_(s)
+    t.play("E", "C5")
+
+
 def test_a_pair_read_as_a_single_is_read_again_when_the_table_plays_on() -> None:
     """E's pair of queens is seen as one HQ (its twin hidden under it): a single does not beat
     a pair of tens. The others pass and E leads the next trick: the table took it as a pair."""
@@ -118,12 +129,7 @@ def test_no_second_look_when_no_reading_fits_or_after_the_window() -> None:
     ref = Referee(p, hindsight=False)
     t2 = Table()
     t2.ref = ref
-    start(t2)
-    t2.play("S", "ST ST")
-    cam(t2, "E", "HQ")
-    for s in "NWS":
-        t2.pass_(s)
-    t2.play("E", "C5")
+    pair_read_as_single(t2)
     assert not t2.of("correction")
     assert len(t2.fouls()) >= 2  # the illegal single and the clashes after it stay
 
@@ -140,12 +146,7 @@ def test_the_second_look_is_the_same_when_the_log_is_replayed() -> None:
         return feed(o)
 
     t.ref.feed = keep  # type: ignore[method-assign]
-    start(t)
-    t.play("S", "ST ST")
-    cam(t, "E", "HQ")
-    for s in "NWS":
-        t.pass_(s)
-    t.play("E", "C5")
+    pair_read_as_single(t)
     assert t.of("correction")
     again = Referee(t.profile)
     for o in fed:

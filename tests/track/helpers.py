@@ -26,6 +26,7 @@ class Det:
     box: tuple[float, float, float, float]
     score: float = 1.0
     alts: tuple[tuple[str, float], ...] = ()
+    weak: bool = False  # vision.detector.Detection.weak
 
 
 Placed = tuple[str, float, float, float]  # card, x_mm, y_mm, angle (radians)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -366,16 +365,7 @@ def test_a_weak_joker_counts_only_with_both_corners() -> None:
 
     tr = Tracker(calibration())
     x, y = N_PLAY
-
-    @dataclass(frozen=True)
-    class Weak:
-        card: str
-        box: tuple[float, float, float, float]
-        score: float = 0.6
-        alts: tuple[tuple[str, float], ...] = ()
-        weak: bool = True
-
-    pair = [Weak(d.card, d.box) for d in detections([("SB", x, y, 0.4)])]
+    pair = [replace(d, score=0.6, weak=True) for d in detections([("SB", x, y, 0.4)])]
     seen = tr.cards_in(pair)
     assert [(c.card, c.corners) for c in seen] == [("SB", 2)]
     assert tr.cards_in(pair[:1]) == []
