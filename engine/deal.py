@@ -316,7 +316,9 @@ def apply_event(
     if etype == "play":
         seat = data["seat"]
         cards = _cards(data, "cards")
-        d.counts[seat] = max(0, d.counts[seat] - len(cards))
+        # ``unseen``: cards the seat played that no camera saw (the referee's second look found
+        # the table playing on as if this play had emptied the hand)
+        d.counts[seat] = max(0, d.counts[seat] - len(cards) - int(data.get("unseen", 0)))
         got = d.received.get(seat)
         mine = d.known.get(seat)
         for c in cards:

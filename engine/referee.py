@@ -138,6 +138,10 @@ HINDSIGHT_GAIN: Final = 2
 HINDSIGHT_BUDGET: Final = 10.0
 EXTRA_CARD_COST: Final = 3.0
 MISSED_CARD_COST: Final = 3.0
+#: a seat the table plays on without may have gone out unseen when it holds at most this many
+#: cards by the referee's count (its last cards were court cards the camera could not name, or
+#: a pair read as one card...): see ``Referee._gone``
+GONE_MAX_LEFT: Final = 8
 #: suspects kept at once (the latest)
 _HINDSIGHT_SUSPECTS: Final = 3
 #: legal readings whose continuation is tried, cheapest first
@@ -185,6 +189,12 @@ def _clash(etype: str, data: Mapping[str, Any]) -> bool:
     if etype == "foul":
         return data.get("kind") in _CLASH_FOULS
     return etype == "notice" and data.get("ignored") == "pass_out_of_turn"
+
+
+def _deal_over_signal(etype: str, data: Mapping[str, Any]) -> bool:
+    """A notice that the table ended the deal while the referee had it live: a new deal
+    started, or the trick was cleared with a seat still to answer."""
+    return etype == "notice" and bool(data.get("abandoned") or data.get("cleared_open"))
 
 
 _OTHER: Final = {"NS": "EW", "EW": "NS"}
@@ -718,7 +728,12 @@ class _Core:
             why = (
                 f"may not lead a {kind} this trick: the partner played out of turn (national 2022)"
             )
-        left = max(0, d.counts[seat] - len(cards))
+        # a second look's reading "this play emptied the hand": the cards the seat still held
+        # by the referee's count went down unseen (in plays the camera missed or read short)
+        unseen = max(0, d.counts[seat] - len(cards)) if obs.extra.get("rest_unseen") else 0
+        if unseen:
+            reread_data = {**reread_data, "unseen": unseen}
+        left = max(0, d.counts[seat] - len(cards) - unseen)
         hi: Card | None = None
         if seat in d.paid and seat not in d.tribute_flagged:
             hi = higher_than_tribute(d.paid[seat], cards, list(d.received.get(seat, ())), d.level)
@@ -969,6 +984,7 @@ class _Core:
                 obs.t,
                 f"trick cleared while the referee still has {d.owner}'s {d.top.kind} open, "
                 f"{d.turn} to play",
+                cleared_open=True,
             )
 
     # ------------------------------------------------------------------ after each observation
@@ -1083,6 +1099,15 @@ class Referee:
                 if fixed is not None:
                     self._suspects = self._suspects_after(k)
                     return fixed
+            fixed = self._gone(obs.t)
+            if fixed is not None:
+                self._suspects = []
+                return fixed
+        if any(_deal_over_signal(e.type, e.data) for e in out):
+            fixed = self._gone_at_end(idx, obs.t)
+            if fixed is not None:
+                self._suspects = []
+                return fixed
         if obs.type == "played" and obs.doubts:  # a camera's reading (not a person's entry)
             for e in out:
                 if e.type == "play" and e.data.get("legal") is False:
@@ -1166,6 +1191,146 @@ class Referee:
                 extra={"reason": why},
             )
         )
+
+    def _gone(self, t: float) -> list[Event] | None:
+        """The seat the referee has on turn holds few cards by its count (``GONE_MAX_LEFT``),
+        and the table plays on without it: it may have gone out with its last play, the cards
+        it still held by the count having gone down unseen earlier (plays the camera missed or
+        read short: court cards without an index, a pair read as one card). Its last play, a
+        camera reading within ``HINDSIGHT_WINDOW``, is taken as emptying the hand when the
+        continuation then has ``HINDSIGHT_GAIN`` fewer clashes: a correction of that play."""
+        d = self._core._live_deal()
+        if d is None or d.turn is None:
+            return None
+        seat = d.turn
+        if not 0 < d.counts[seat] <= GONE_MAX_LEFT:
+            return None
+        pos = next(
+            (
+                i
+                for i in range(len(self._effective) - 1, -1, -1)
+                if self._effective[i].type == "play" and self._effective[i].data["seat"] == seat
+            ),
+            None,
+        )
+        if pos is None or self._effective[pos].deal != d.number:
+            return None
+        k = self._origin[pos]
+        o = self._obs[k]
+        ev = self._effective[pos]
+        if not o.doubts or ev.data.get("legal") is False or ev.data.get("unseen"):
+            return None
+        later = sum(1 for x in self._obs[k + 1 :] if x.type in ("played", "pass"))
+        now = self._clashes_since(k)
+        if later > HINDSIGHT_WINDOW or now < HINDSIGHT_GAIN:
+            return None
+        before = self._core_before(k)
+        bd = before._live_deal()
+        if bd is None or bd.turn != seat:
+            return None
+        rest = bd.counts[seat] - len(o.cards)
+        if rest <= 0:
+            return None
+        text = [str(c) for c in o.cards]
+        why = (
+            f"{seat} still held {rest} cards by the count after {' '.join(text)}, and the table "
+            f"played on as if {seat} had gone out ({now} fouls or ignored passes since): taken "
+            f"as {seat}'s last play, {rest} cards having gone down unseen"
+        )
+        camera = list(o.extra.get("camera", text))
+        if "reread" in o.extra:
+            why = f"{o.extra['reread']}; then {why}"
+        fix = replace(o, extra={**o.extra, "camera": camera, "reread": why, "rest_unseen": True})
+        left = self._continuation_clashes(self._copy_core(before), k, [fix])
+        if left > now - HINDSIGHT_GAIN:
+            return None
+        return self._correct(
+            Observation(t, "correction", replaces=ev.id, replacement=(fix,), extra={"reason": why})
+        )
+
+    def _last_camera_play(self, seat: str, deal: int, before: int) -> int | None:
+        """Position in the effective log of ``seat``'s last play in ``deal`` before observation
+        ``before``, when it is a legal camera reading not already taken as the seat's last."""
+        for i in range(len(self._effective) - 1, -1, -1):
+            e = self._effective[i]
+            if self._origin[i] >= before:
+                continue
+            if e.deal != deal:
+                return None
+            if e.type == "play" and e.data["seat"] == seat:
+                o = self._obs[self._origin[i]]
+                ok = o.doubts and e.data.get("legal") is not False and not e.data.get("unseen")
+                return i if ok else None
+        return None
+
+    def _gone_at_end(self, idx: int, t: float) -> list[Event] | None:
+        """The table ended the deal (a new deal started, or the trick was cleared with a seat
+        still to answer) while by the referee's counts no team has both players out. When one
+        team's players still in hold few cards (``GONE_MAX_LEFT``) and each last played a camera
+        reading, they are taken as having gone out with those plays (their last cards went down
+        unseen) if the deal then ends before observation ``idx``: one correction per seat."""
+        core = self._core_before(idx)
+        d = core._live_deal()
+        if d is None:
+            return None
+        best: tuple[int, list[int]] | None = None
+        for team in TEAMS:
+            need = [s for s in team if s not in d.order]
+            if not need or any(not 0 < d.counts[s] <= GONE_MAX_LEFT for s in need):
+                continue
+            pos = [self._last_camera_play(s, d.number, idx) for s in need]
+            if any(p is None for p in pos):
+                continue
+            unseen = sum(d.counts[s] for s in need)
+            if best is None or unseen < best[0]:
+                best = (unseen, sorted(p for p in pos if p is not None))
+        if best is None:
+            return None
+        ks = [self._origin[p] for p in best[1]]
+        if self._obs[idx].type == "trick_cleared":
+            # a trick cleared right after the play, nobody answering: the deal's last trick (a
+            # missed pass lamp or two would leave passes between the play and the clearing)
+            if any(o.type in ("pass", "played") for o in self._obs[ks[-1] + 1 : idx]):
+                return None
+            if self._obs[ks[-1]].seat != d.owner:
+                return None
+        fixes: dict[int, Observation] = {}
+        for k in ks:
+            o = self._obs[k]
+            text = [str(c) for c in o.cards]
+            why = (
+                f"the table ended the deal while {o.seat} still held cards by the count after "
+                f"{' '.join(text)}: taken as {o.seat}'s last play, the rest having gone down unseen"
+            )
+            if "reread" in o.extra:
+                why = f"{o.extra['reread']}; then {why}"
+            camera = list(o.extra.get("camera", text))
+            fixes[k] = replace(
+                o, extra={**o.extra, "camera": camera, "reread": why, "rest_unseen": True}
+            )
+        trial = self._core_before(ks[0])
+        for i in range(ks[0], idx):
+            trial.feed(fixes.get(i, self._obs[i]), i)
+        td = trial._live_deal()
+        if td is not None and not td.over:
+            return None  # the deal still does not end before the table's signal
+        out: list[Event] = []
+        for k in ks:
+            ev = next(
+                e
+                for e, origin in zip(self._effective, self._origin, strict=True)
+                if origin == k and e.type == "play"
+            )
+            out += self._correct(
+                Observation(
+                    t,
+                    "correction",
+                    replaces=ev.id,
+                    replacement=(fixes[k],),
+                    extra={"reason": fixes[k].extra["reread"]},
+                )
+            )
+        return out
 
     def _core_before(self, k: int) -> _Core:
         """A core that has seen the effective observations before index ``k``."""

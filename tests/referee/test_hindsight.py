@@ -225,3 +225,131 @@ def test_a_real_play_out_of_turn_is_not_taken_for_a_missed_one() -> None:
         t.pass_(s)
     assert not t.of("correction")
     assert [f["kind"] for f in t.fouls()] == ["out_of_turn"]
+
+
+def e_down_to_eight(t: Table) -> None:
+    """E leads three straights and a bomb, the others passing each time: 8 cards left."""
+    start(t, leader="E")
+    for play in ("S3 S4 S5 S6 S7", "D8 C9 HT SJ DQ", "H4 D5 C6 S7 H8", "CK CK DK DK"):
+        t.play("E", play)
+        for s in "NWS":
+            t.pass_(s)
+    assert t.deal.counts["E"] == 8 and t.deal.turn == "E"
+
+
+def test_a_seat_the_table_plays_on_without_is_taken_as_gone_out_unseen() -> None:
+    """E holds 8 cards by the count (some of its plays went unseen at the table) and leads a
+    pair the camera reads: 6 left. The others pass, and E's partner W leads (as after E going
+    out), S passes. For the referee E was on turn: W out of turn, N's pass ignored. Taken as
+    E's last play, the continuation fits: E is out first, the play carries ``unseen``."""
+    t = Table()
+    e_down_to_eight(t)
+    cam(t, "E", "HA HA")
+    for s in "NWS":
+        t.pass_(s)
+    t.play("W", "C3")
+    assert [f["kind"] for f in t.fouls()] == ["out_of_turn"]
+    out = t.pass_("S")
+    (corr,) = [e for e in out if e.type == "correction"]
+    assert "taken as E's last play, 6 cards having gone down unseen" in corr["reason"]
+    events = effective_events(t.ref.events)
+    assert not [e for e in events if e.type == "foul"]
+    (last,) = [e for e in events if e.type == "play" and e.data["cards"] == ["HA", "HA"]]
+    assert last["unseen"] == 6 and last["left"] == 0 and last["camera"] == ["HA", "HA"]
+    assert [e["seat"] for e in events if e.type == "seat_out"] == ["E"]
+    assert t.deal.counts["E"] == 0 and t.deal.order == ["E"] and t.deal.turn == "N"
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_seat_is_not_taken_as_gone_out_when_it_holds_many_cards_or_a_person_entered_it() -> None:
+    """The same continuation after E's pair, but with E holding 25 cards (a real out-of-turn
+    lead by W), or with E's pair entered by a person (no camera reading): no correction."""
+    t = Table()
+    start(t, leader="E")
+    cam(t, "E", "HA HA")
+    for s in "NWS":
+        t.pass_(s)
+    t.play("W", "C3")
+    t.pass_("S")
+    assert not t.of("correction")
+    t = Table()
+    e_down_to_eight(t)
+    t.play("E", "HA HA")
+    for s in "NWS":
+        t.pass_(s)
+    t.play("W", "C3")
+    t.pass_("S")
+    assert not t.of("correction") and t.deal.counts["E"] == 6
+
+
+def w_out_then_e_down_to_eight(t: Table) -> None:
+    """W plays all 27 cards (the others passing), then its partner E leads down to 8."""
+    start(t, leader="W")
+    w_plays = (
+        "S3 H4 C5 D6 S7",
+        "H3 C4 D5 S6 H7",
+        "C8 D9 ST HJ CQ",
+        "D8 S9 HT CJ DQ",
+        "SK SK HK HK",
+        "CK CK DK",
+    )
+    for play in w_plays:
+        t.play("W", play)
+        for s in "SEN":
+            t.pass_(s)
+    assert t.deal.order == ["W"] and t.deal.turn == "E"
+    for play in ("S3 H4 C5 D6 S7", "H3 C4 D5 S6 H7", "C8 D9 ST HJ CQ", "DA DA CA CA"):
+        t.play("E", play)
+        for s in "NS":
+            t.pass_(s)
+    assert t.deal.counts["E"] == 8 and t.deal.turn == "E"
+
+
+def test_the_table_ending_the_deal_takes_the_last_player_as_gone_out_unseen() -> None:
+    """W is out; E holds 8 cards by the count and plays a pair the camera reads; the table
+    clears the trick at once, nobody answering: the deal is over at the table. E is taken as
+    having gone out with that pair (6 cards never seen), and the deal ends W, E."""
+    t = Table()
+    w_out_then_e_down_to_eight(t)
+    cam(t, "E", "HA HA")
+    out = t.do("trick_cleared")
+    corr = [e for e in out if e.type == "correction"]
+    assert (
+        len(corr) == 1 and "the table ended the deal while E still held cards" in corr[0]["reason"]
+    )
+    events = effective_events(t.ref.events)
+    (ended,) = [e for e in events if e.type == "deal_ended"]
+    assert ended["order"][:2] == ["W", "E"]
+    assert not [e for e in events if e.type == "notice" and e.data.get("cleared_open")]
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_trick_cleared_after_answers_or_a_persons_entry_is_no_deal_end() -> None:
+    """The same, but N and S answered the pair before the clearing (missed lamps would leave
+    such traces), or the pair was entered by a person: the referee keeps E in the deal."""
+    t = Table()
+    w_out_then_e_down_to_eight(t)
+    cam(t, "E", "HA HA")
+    t.pass_("N")
+    t.do("trick_cleared")
+    assert not t.of("correction") and not t.of("deal_ended")
+    t = Table()
+    w_out_then_e_down_to_eight(t)
+    t.play("E", "HA HA")
+    t.do("trick_cleared")
+    assert not t.of("correction") and not t.of("deal_ended") and t.deal.counts["E"] == 6
+
+
+def test_a_new_deal_started_at_the_table_ends_the_last_one_instead_of_abandoning_it() -> None:
+    """Without a clearing seen, the next deal's start is the table's word that the deal is
+    over: E's last pair is taken as emptying its hand and the deal ends W, E (no abandoned deal,
+    so the levels go up as the table played)."""
+    t = Table()
+    w_out_then_e_down_to_eight(t)
+    cam(t, "E", "HA HA")
+    t.do("deal_start", first_leader="S")
+    events = effective_events(t.ref.events)
+    assert [e["order"][:2] for e in events if e.type == "deal_ended"] == [["W", "E"]]
+    assert not [e for e in events if e.type == "notice" and e.data.get("abandoned")]
+    assert t.ref.state.match.levels["EW"] != "2"  # W, E won: their level went up
+    assert fold(t.ref.events, t.profile) == t.ref.state
