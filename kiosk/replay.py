@@ -146,7 +146,13 @@ def summarize(events: Sequence[Any]) -> list[str]:
         if ty == "deal_started":
             lines.append(f"deal {e.get('deal')}: level {e.get('level')}, leader {e.get('leader')}")
         elif ty == "play":
-            seen = f" (camera read {' '.join(e['camera'])})" if e.get("camera") else ""
+            seen = ""
+            if e.get("camera") and e["camera"] != e["cards"]:
+                seen = f" (camera read {' '.join(e['camera'])})"
+            if e.get("unseen"):
+                seen += (
+                    f" (+{e['unseen']} cards the camera never saw: the table played on as if out)"
+                )
             lines.append(f"  {e['t']:8.2f}s {e['seat']} plays {' '.join(e['cards'])}{seen}")
         elif ty == "pass":
             lines.append(f"  {e['t']:8.2f}s {e['seat']} passes")

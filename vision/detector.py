@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.crops import CROP_SIZE, classifier_input, crop_square
+from vision.suits import SuitBalance
 
 #: ``guandan_kind`` metadata of our two model files, and the metadata format version.
 META_KIND = {"detector": "guandan-card-corners", "classifier": "guandan-card-classes"}
@@ -158,6 +159,7 @@ class Detector:
         rotations: int = 1,
         joker_conf: float | None = None,
         joker_power: float = 1.0,
+        suit_balance: bool = False,
     ) -> None:
         self.model_path = Path(model) if model else DEFAULT_MODEL
         self.det, self.det_meta = _session(self.model_path, "detector", threads)
@@ -191,6 +193,10 @@ class Detector:
         #: marked ``weak``, and scores corner ** ``joker_power`` x class probability.
         self.joker_conf = conf if joker_conf is None else min(conf, joker_conf)
         self.joker_power = joker_power
+        #: per-table suit calibration (vision/suits.py): on, the suit probabilities of every
+        #: reading are reweighted so that the four suits come out equally often over the
+        #: corners this detector has read (a table plays two full decks)
+        self.suits = SuitBalance(self.class_names) if suit_balance else None
         self.det_input = self.det.get_inputs()[0].name
         self.cls_input = self.cls.get_inputs()[0].name
         shape = self.det.get_inputs()[0].shape
@@ -289,6 +295,9 @@ class Detector:
     def label(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> list[Detection]:
         """Name the cards of the given corner boxes; corners classified ``none`` are dropped."""
         probs = self.classify(image, boxes)
+        if self.suits is not None and len(probs):
+            self.suits.observe(probs[np.asarray(scores) >= self.conf])
+            probs = self.suits.adjust(probs)
         none_idx = self.class_names.index(NONE_CLASS) if NONE_CLASS in self.class_names else None
         result = []
         names = self.class_names
