@@ -60,6 +60,7 @@ import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import product
 from typing import Any, Final, NamedTuple
 
 from engine.cards import BIG_JOKER, DISTINCT, Card, sort_cards
@@ -662,7 +663,9 @@ class _Core:
         text = [str(c) for c in cards]
         d = self._live_deal()
         if d is None:
-            self.notice(obs.t, f"play {' '.join(text)} by {seat} outside a deal: ignored")
+            self.notice(
+                obs.t, f"play {' '.join(text)} by {seat} outside a deal: ignored", outside=True
+            )
             return
         if d.counts[seat] == 0:
             self.foul(obs.t, seat, "out_of_turn", f"{seat} has gone out", cards=text)
@@ -870,7 +873,7 @@ class _Core:
         assert seat is not None
         d = self._live_deal()
         if d is None:
-            self.notice(obs.t, f"pass by {seat} outside a deal: ignored")
+            self.notice(obs.t, f"pass by {seat} outside a deal: ignored", outside=True)
             return
         if d.turn is None or seat != d.turn:
             who = d.turn if d.turn is not None else "the first leader"
@@ -1046,6 +1049,10 @@ class Referee:
         #: suspect plays: (observation index, plays and passes left in its window, "illegal" as
         #: read or "unseen": out of turn, a seat before it may have played unseen)
         self._suspects: list[tuple[int, int, str]] = []
+        #: plays taken as a seat's last this deal (``_gone``, ``_gone_at_end`` at a clearing):
+        #: (observation index, the observation as read, at the deal's end); undone when the
+        #: seat plays or passes again, or (at the end) the table plays on in that deal
+        self._gone_fixes: list[tuple[int, Observation, bool]] = []
 
     @property
     def state(self) -> TableState:
@@ -1064,12 +1071,14 @@ class Referee:
         """Process one observation; return the events it produced (possibly none)."""
         if obs.type == "correction":
             self._suspects = []
+            self._gone_fixes = []
             self._deal_snap = None  # an earlier deal may have changed
             return self._correct(obs)
         idx = len(self._obs)
         if obs.type == "deal_start" and self.hindsight:
             self._deal_snap = (idx, self._copy_core(self._core))
             self._suspects = []
+            self._gone_fixes = []
         self._obs.append(obs)
         out = self._publish(self._core.feed(obs, idx))
         if self.hindsight:
@@ -1088,6 +1097,15 @@ class Referee:
     def _second_look(self, obs: Observation, idx: int, out: list[Event]) -> list[Event]:
         """Keep the suspect plays (see ``HINDSIGHT_WINDOW``); when this observation made a clash
         within a suspect's window, read the suspect again against the table's continuation."""
+        if self._gone_fixes:
+            outside = any(e.type == "notice" and e.data.get("outside") for e in out)
+            undo = [
+                f
+                for f in self._gone_fixes
+                if (obs.type in ("played", "pass") and obs.seat == f[1].seat) or (outside and f[2])
+            ]
+            if undo:
+                return self._undo_gone(undo, obs.t)
         clashes = any(_clash(e.type, e.data) for e in out)
         if obs.type in ("played", "pass"):
             self._suspects = [(k, n - 1, w) for k, n, w in self._suspects if n > 0]
@@ -1220,6 +1238,8 @@ class Referee:
         ev = self._effective[pos]
         if not o.doubts or ev.data.get("legal") is False or ev.data.get("unseen"):
             return None
+        if o.extra.get("not_last"):
+            return None
         later = sum(1 for x in self._obs[k + 1 :] if x.type in ("played", "pass"))
         now = self._clashes_since(k)
         if later > HINDSIGHT_WINDOW or now < HINDSIGHT_GAIN:
@@ -1244,13 +1264,17 @@ class Referee:
         left = self._continuation_clashes(self._copy_core(before), k, [fix])
         if left > now - HINDSIGHT_GAIN:
             return None
+        self._gone_fixes.append((k, o, False))
         return self._correct(
             Observation(t, "correction", replaces=ev.id, replacement=(fix,), extra={"reason": why})
         )
 
-    def _last_camera_play(self, seat: str, deal: int, before: int) -> int | None:
+    def _last_camera_play(
+        self, seat: str, deal: int, before: int, legal_only: bool = True
+    ) -> int | None:
         """Position in the effective log of ``seat``'s last play in ``deal`` before observation
-        ``before``, when it is a legal camera reading not already taken as the seat's last."""
+        ``before``, when it is a camera reading (a legal one with ``legal_only``) not already
+        taken as the seat's last."""
         for i in range(len(self._effective) - 1, -1, -1):
             e = self._effective[i]
             if self._origin[i] >= before:
@@ -1259,7 +1283,12 @@ class Referee:
                 return None
             if e.type == "play" and e.data["seat"] == seat:
                 o = self._obs[self._origin[i]]
-                ok = o.doubts and e.data.get("legal") is not False and not e.data.get("unseen")
+                ok = (
+                    o.doubts
+                    and (e.data.get("legal") is not False or not legal_only)
+                    and not e.data.get("unseen")
+                    and not o.extra.get("not_last")
+                )
                 return i if ok else None
         return None
 
@@ -1268,7 +1297,9 @@ class Referee:
         still to answer) while by the referee's counts no team has both players out. When one
         team's players still in hold few cards (``GONE_MAX_LEFT``) and each last played a camera
         reading, they are taken as having gone out with those plays (their last cards went down
-        unseen) if the deal then ends before observation ``idx``: one correction per seat."""
+        unseen; a play illegal as read is read again as in the second look, cheapest legal
+        reading first) if the deal then ends before observation ``idx``: one correction per
+        seat."""
         core = self._core_before(idx)
         d = core._live_deal()
         if d is None:
@@ -1278,7 +1309,7 @@ class Referee:
             need = [s for s in team if s not in d.order]
             if not need or any(not 0 < d.counts[s] <= GONE_MAX_LEFT for s in need):
                 continue
-            pos = [self._last_camera_play(s, d.number, idx) for s in need]
+            pos = [self._last_camera_play(s, d.number, idx, legal_only=False) for s in need]
             if any(p is None for p in pos):
                 continue
             unseen = sum(d.counts[s] for s in need)
@@ -1287,34 +1318,71 @@ class Referee:
         if best is None:
             return None
         ks = [self._origin[p] for p in best[1]]
+        legal = {
+            k: self._effective[p].data.get("legal") is not False
+            for k, p in zip(ks, best[1], strict=True)
+        }
         if self._obs[idx].type == "trick_cleared":
             # a trick cleared right after the play, nobody answering: the deal's last trick (a
             # missed pass lamp or two would leave passes between the play and the clearing)
             if any(o.type in ("pass", "played") for o in self._obs[ks[-1] + 1 : idx]):
                 return None
-            if self._obs[ks[-1]].seat != d.owner:
+            if legal[ks[-1]] and self._obs[ks[-1]].seat != d.owner:
                 return None
-        fixes: dict[int, Observation] = {}
+        options: list[list[Observation]] = []
         for k in ks:
             o = self._obs[k]
             text = [str(c) for c in o.cards]
-            why = (
-                f"the table ended the deal while {o.seat} still held cards by the count after "
-                f"{' '.join(text)}: taken as {o.seat}'s last play, the rest having gone down unseen"
-            )
-            if "reread" in o.extra:
-                why = f"{o.extra['reread']}; then {why}"
             camera = list(o.extra.get("camera", text))
-            fixes[k] = replace(
-                o, extra={**o.extra, "camera": camera, "reread": why, "rest_unseen": True}
-            )
-        trial = self._core_before(ks[0])
-        for i in range(ks[0], idx):
-            trial.feed(fixes.get(i, self._obs[i]), i)
-        td = trial._live_deal()
-        if td is not None and not td.over:
+            readings: list[tuple[list[Card], str]] = [(list(o.cards), "")]
+            if not legal[k]:
+                before = self._core_before(k)
+                bd = before._live_deal()
+                if bd is None or o.seat is None:
+                    return None
+                readings = [
+                    (
+                        cs,
+                        f"re-read as {' '.join(str(c) for c in sort_cards(cs))} "
+                        f"({', '.join(changes)}; cost {cost:.2f}); ",
+                    )
+                    for cs, cost, changes in self._legal_readings(before, bd, o.seat, o)
+                ]
+            opts = []
+            for cs, reread in readings:
+                why = (
+                    f"the table ended the deal while {o.seat} still held cards by the count "
+                    f"after the camera's {' '.join(camera)}: {reread}taken as {o.seat}'s last "
+                    f"play, the rest having gone down unseen"
+                )
+                if "reread" in o.extra:
+                    why = f"{o.extra['reread']}; then {why}"
+                opts.append(
+                    replace(
+                        o,
+                        cards=tuple(sort_cards(cs)),
+                        doubts=o.doubts if legal[k] else (),
+                        extra={**o.extra, "camera": camera, "reread": why, "rest_unseen": True},
+                    )
+                )
+            if not opts:
+                return None
+            options.append(opts[:_HINDSIGHT_TRIES])
+        fixes: dict[int, Observation] | None = None
+        for combo in product(*options):
+            trial = self._core_before(ks[0])
+            tried = dict(zip(ks, combo, strict=True))
+            for i in range(ks[0], idx):
+                trial.feed(tried.get(i, self._obs[i]), i)
+            td = trial._live_deal()
+            if td is None or td.over:
+                fixes = tried
+                break
+        if fixes is None:
             return None  # the deal still does not end before the table's signal
         out: list[Event] = []
+        if self._obs[idx].type == "trick_cleared":
+            self._gone_fixes += [(k, self._obs[k], True) for k in ks]
         for k in ks:
             ev = next(
                 e
@@ -1332,6 +1400,32 @@ class Referee:
             )
         return out
 
+    def _undo_gone(self, undo: list[tuple[int, Observation, bool]], t: float) -> list[Event]:
+        """A seat taken as gone out unseen plays or passes again, or the table plays on in a deal
+        the referee ended at a clearing: those plays are read as the camera saw them again (and
+        never taken as last again), through corrections."""
+        out: list[Event] = []
+        for k, orig, _ in sorted(undo, key=lambda f: -f[0]):
+            ev = next(
+                (
+                    e
+                    for e, origin in zip(self._effective, self._origin, strict=True)
+                    if origin == k and e.type == "play"
+                ),
+                None,
+            )
+            if ev is None:
+                continue
+            why = f"{orig.seat} played on: it had not gone out"
+            back = replace(orig, extra={**orig.extra, "not_last": True})
+            out += self._correct(
+                Observation(
+                    t, "correction", replaces=ev.id, replacement=(back,), extra={"reason": why}
+                )
+            )
+        self._gone_fixes = [f for f in self._gone_fixes if f not in undo]
+        return out
+
     def _core_before(self, k: int) -> _Core:
         """A core that has seen the effective observations before index ``k``."""
         if self._deal_snap is not None and self._deal_snap[0] <= k:
@@ -1341,6 +1435,34 @@ class Referee:
         for i in range(start, k):
             core.feed(self._obs[i], i)
         return core
+
+    @staticmethod
+    def _legal_readings(
+        before: _Core, d: DealState, seat: str, o: Observation
+    ) -> list[tuple[list[Card], float, list[str]]]:
+        """The legal readings of camera play ``o`` by ``seat`` (state ``before`` it), cheapest
+        first, at most ``_HINDSIGHT_TRIES``: the camera's runner-ups, one card seen that was not
+        there, one card not seen (``_missed_cards``)."""
+        cards = list(o.cards)
+        doubts: list[tuple[Card | None, Sequence[tuple[Card | None, float]]]] = []
+        given = {i: alts for i, (_, alts) in enumerate(o.doubts)}
+        pool = [c for c, _ in o.doubts]
+        for c in cards:
+            alts = list(given.pop(pool.index(c))) if c in pool else []
+            if c in pool:
+                pool[pool.index(c)] = None  # type: ignore[call-overload]
+            if not any(a is None for a, _ in alts):
+                alts.append((None, EXTRA_CARD_COST))
+            doubts.append((c, alts))
+        doubts.append((None, _missed_cards(cards)))
+        found: list[tuple[list[Card], float, list[str]]] = []
+        for cs, cost, changes in _readings(cards, doubts, HINDSIGHT_BUDGET):
+            if len(found) >= _HINDSIGHT_TRIES:
+                break
+            key = Counter(cs)
+            if cs and before._legal(d, seat, cs) and all(key != Counter(f[0]) for f in found):
+                found.append((cs, cost, changes))
+        return found
 
     def _retry(self, k: int, t: float) -> list[Event] | None:
         """Readings of the suspect observation ``k`` whose continuation up to now has no clash
@@ -1361,25 +1483,7 @@ class Referee:
         d = before._live_deal()
         if d is None or d.turn != seat:
             return None
-        cards = list(o.cards)
-        doubts: list[tuple[Card | None, Sequence[tuple[Card | None, float]]]] = []
-        given = {i: alts for i, (_, alts) in enumerate(o.doubts)}
-        pool = [c for c, _ in o.doubts]
-        for c in cards:
-            alts = list(given.pop(pool.index(c))) if c in pool else []
-            if c in pool:
-                pool[pool.index(c)] = None  # type: ignore[call-overload]
-            if not any(a is None for a, _ in alts):
-                alts.append((None, EXTRA_CARD_COST))
-            doubts.append((c, alts))
-        doubts.append((None, _missed_cards(cards)))
-        found: list[tuple[list[Card], float, list[str]]] = []
-        for cs, cost, changes in _readings(cards, doubts, HINDSIGHT_BUDGET):
-            if len(found) >= _HINDSIGHT_TRIES:
-                break
-            key = Counter(cs)
-            if cs and before._legal(d, seat, cs) and all(key != Counter(f[0]) for f in found):
-                found.append((cs, cost, changes))
+        found = self._legal_readings(before, d, seat, o)
         best: tuple[int, float, list[Card], list[str]] | None = None
         for new_cards, cost, changes in found:
             rep = replace(o, cards=tuple(sort_cards(new_cards)), doubts=())
@@ -1454,6 +1558,8 @@ class Referee:
             return self._publish([pl])
         k = self._origin[pos]
         new_obs = self._obs[:k] + list(obs.replacement) + self._obs[k + 1 :]
+        shift = len(obs.replacement) - 1
+        self._gone_fixes = [(i + shift if i > k else i, o, e) for i, o, e in self._gone_fixes]
         core = self._new_core()
         payloads: list[_Payload] = []
         for i, o in enumerate(new_obs):

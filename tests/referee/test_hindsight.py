@@ -353,3 +353,51 @@ def test_a_new_deal_started_at_the_table_ends_the_last_one_instead_of_abandoning
     assert not [e for e in events if e.type == "notice" and e.data.get("abandoned")]
     assert t.ref.state.match.levels["EW"] != "2"  # W, E won: their level went up
     assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_deal_ended_at_a_clearing_is_reopened_when_the_table_plays_on() -> None:
+    """E's pair is taken as its last at the clearing, but E then leads again: the table had not
+    ended the deal (E won the trick; the others' passes went unseen). The pair is read as the
+    camera saw it again and E's lead is judged in the deal (out of turn for the referee, who
+    saw nobody pass), not ignored as outside a deal."""
+    t = Table()
+    w_out_then_e_down_to_eight(t)
+    cam(t, "E", "HA HA")
+    t.do("trick_cleared")
+    assert len(t.of("deal_ended")) == 1
+    out = t.play("E", "C3")
+    (undo,) = [e for e in out if e.type == "correction"]
+    assert "E played on: it had not gone out" in undo["reason"]
+    events = effective_events(t.ref.events)
+    assert not [e for e in events if e.type in ("deal_ended", "seat_out") and e["seat"] == "E"]
+    assert not [e for e in events if e.type == "deal_ended"]
+    assert [e["cards"] for e in events if e.type == "play"][-1] == ["HA", "HA"]
+    assert [(e["kind"], e["cards"]) for e in events if e.type == "foul"] == [
+        ("out_of_turn", ["C3"])
+    ]
+    assert not [e for e in events if e.type == "notice" and e.data.get("outside")]
+    assert t.deal.counts["E"] == 6
+    t.do("trick_cleared")  # not taken as the end again
+    assert len(t.of("correction")) == 2
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_seat_taken_as_gone_out_that_plays_again_is_put_back() -> None:
+    """E is taken as gone out unseen (as above), then plays again: it had not gone out. Its
+    pair is read as the camera saw it again, and E's new lead is judged with 6 cards in hand."""
+    t = Table()
+    e_down_to_eight(t)
+    cam(t, "E", "HA HA")
+    for s in "NWS":
+        t.pass_(s)
+    t.play("W", "C3")
+    t.pass_("S")
+    assert len(t.of("correction")) == 1 and t.deal.order == ["E"]
+    out = cam(t, "E", "C4")
+    (undo,) = [e for e in out if e.type == "correction"]
+    assert "E played on: it had not gone out" in undo["reason"]
+    events = effective_events(t.ref.events)
+    assert not [e for e in events if e.type == "seat_out"]
+    assert [e["cards"] for e in events if e.type == "play"][-1] == ["C4"]
+    assert t.deal.counts["E"] == 5
+    assert fold(t.ref.events, t.profile) == t.ref.state
