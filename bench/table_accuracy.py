@@ -144,6 +144,7 @@ def game(
         "detector_calls": rep.detector_calls,
         "corrections": sum(1 for e in res.events if e.type == "correction"),
         "gaps": len(rep.gaps),
+        "suit_weights": rep.suit_weights,
         "warnings": rep.warnings,
     }
 

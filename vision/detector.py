@@ -296,7 +296,8 @@ class Detector:
         """Name the cards of the given corner boxes; corners classified ``none`` are dropped."""
         probs = self.classify(image, boxes)
         if self.suits is not None and len(probs):
-            self.suits.observe(probs[np.asarray(scores) >= self.conf])
+            sure = np.asarray(scores) >= self.conf
+            self.suits.observe(probs[sure], np.asarray(boxes)[sure])
             probs = self.suits.adjust(probs)
         none_idx = self.class_names.index(NONE_CLASS) if NONE_CLASS in self.class_names else None
         result = []

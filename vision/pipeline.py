@@ -176,6 +176,9 @@ class ReplayReport:
     calibration: str = ""
     gaps: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: the detector's per-table suit weights (vision/suits.py), when it balances suits: far
+    #: from 1 means the deck's suits are hard for the classifier (plastic: clubs x30)
+    suit_weights: dict[str, float] = field(default_factory=dict)
 
     @property
     def fps(self) -> float:
@@ -192,6 +195,7 @@ class ReplayReport:
             "calibration": self.calibration,
             "gaps": self.gaps,
             "warnings": self.warnings,
+            "suit_weights": self.suit_weights,
         }
 
 
@@ -469,10 +473,13 @@ class TablePipeline:
             return list(det.detect_frame(index, image, roi))
         if roi is None:
             self.last_roi = (0, 0, image.shape[1], image.shape[0])
-            return list(det.detect(image))
+            whole = list(det.detect(image))
+            self._note_suits(det)
+            return whole
         x0, y0, x1, y1 = roi
         self.last_roi = roi  # where the detector looked (for overlays and tests)
         found = det.detect(np.ascontiguousarray(image[y0:y1, x0:x1]))
+        self._note_suits(det)
         return [
             Det(
                 d.card,
@@ -483,6 +490,11 @@ class TablePipeline:
             )
             for d in found
         ]
+
+    def _note_suits(self, det: Any) -> None:
+        suits = getattr(det, "suits", None)
+        if suits is not None:
+            self.report.suit_weights = suits.weights()
 
     def _lamps(self, t: float, image: np.ndarray) -> list[Observation]:
         h, w = image.shape[:2]

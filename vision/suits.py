@@ -25,7 +25,7 @@ import numpy as np
 SUITS = "SHCD"
 #: the weights that balance the readings are shrunk by n / (n + PRIOR_COUNT) for n readings,
 #: so that the first few cards cannot swing them
-PRIOR_COUNT = 30.0
+PRIOR_COUNT = 40.0
 #: the largest suit weight, as a log (e^5 = 150 times: plastic's clubs score e^-2.4 to e^-4.8
 #: of their spade reading)
 MAX_LOG = 5.0
@@ -33,6 +33,8 @@ MAX_LOG = 5.0
 KEEP = 3000
 #: a reading counts only when its card mass (not ``none``, not a joker) is at least this
 MIN_CARD_MASS = 0.5
+#: a corner read again within this many pixels of where the same class was read counts once
+SAME_PX = 6.0
 
 
 class SuitBalance:
@@ -52,6 +54,8 @@ class SuitBalance:
             if s >= 0:
                 self._onehot[i, s] = 1.0
         self.samples: deque[np.ndarray] = deque(maxlen=KEEP)
+        #: (top class, box centre in SAME_PX cells) of the readings counted (insertion order)
+        self._seen: dict[tuple[int, int, int], None] = {}
         self.log_w = np.zeros(4)
         self._fitted = np.zeros(4)
 
@@ -62,16 +66,34 @@ class SuitBalance:
     def weights(self) -> dict[str, float]:
         return {s: round(float(np.exp(v)), 3) for s, v in zip(SUITS, self.log_w, strict=True)}
 
-    def observe(self, probs: np.ndarray) -> None:
-        """Add the raw class probabilities (N x classes) of corners read as suited cards."""
+    def observe(self, probs: np.ndarray, boxes: np.ndarray | None = None) -> None:
+        """Add the raw class probabilities (N x classes) of corners read as suited cards.
+
+        ``boxes`` (N x 4, x1 y1 x2 y2): a corner read again where it was read before with the
+        same top class (the same card lying there, seen in another frame) counts once, so the
+        balance weighs the table's cards, not how long they lay in view."""
         if len(probs) == 0:
             return
         mass = probs @ self._onehot  # N x 4
         total = mass.sum(axis=1)
-        top = self.suit_of[np.argmax(probs, axis=1)]
-        for m, t, k in zip(mass, total, top, strict=True):
-            if k >= 0 and t >= MIN_CARD_MASS:
-                self.samples.append(m / t)
+        top_class = np.argmax(probs, axis=1)
+        top = self.suit_of[top_class]
+        for i, (m, t, k) in enumerate(zip(mass, total, top, strict=True)):
+            if k < 0 or t < MIN_CARD_MASS:
+                continue
+            if boxes is not None:
+                x1, y1, x2, y2 = (float(v) for v in boxes[i])
+                key = (
+                    int(top_class[i]),
+                    round((x1 + x2) / 2 / SAME_PX),
+                    round((y1 + y2) / 2 / SAME_PX),
+                )
+                if key in self._seen:
+                    continue
+                self._seen[key] = None
+                while len(self._seen) > KEEP * 2:
+                    self._seen.pop(next(iter(self._seen)))
+            self.samples.append(m / t)
         self._fit()
 
     def _fit(self, rounds: int = 40) -> None:

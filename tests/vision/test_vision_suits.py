@@ -88,3 +88,18 @@ def test_only_suited_card_readings_count_and_a_class_list_without_suits_is_refus
     assert bal.readings == 0
     with pytest.raises(ValueError, match="52 suited cards"):
         SuitBalance(["SB", "HR", "none"])
+
+
+def test_a_card_read_again_where_it_lay_counts_once() -> None:
+    """The pipeline reads a zone many times while its cards lie there: with boxes, the same
+    class at the same place is one reading, so a long trick of spades does not tip the
+    balance; a card elsewhere counts."""
+    rng = np.random.default_rng(3)
+    probs, _ = deal(rng, 1, {})
+    box = np.array([[100.0, 50.0, 112.0, 74.0]])
+    bal = SuitBalance(NAMES)
+    for _ in range(50):
+        bal.observe(probs, box)
+    assert bal.readings == 1
+    bal.observe(probs, box + 40)
+    assert bal.readings == 2
