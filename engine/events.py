@@ -8,13 +8,17 @@ The extra fields of each type are in :data:`EVENT_FIELDS`; more fields may be pr
 (CONTRACT.md: "add freely") and are kept as they are. Ours on ``play``: ``legal``, ``reason``
 (why not), ``left`` (cards the seat still holds) and, when the referee re-read a camera misread
 (engine/referee.py ``reread``, or its second look), ``camera`` (the cards as the camera read
-them) and ``reread`` (what was changed and what it cost). On ``correction``: ``target`` (the
+them) and ``reread`` (what was changed and what it cost), and ``unseen`` (cards the seat held by
+the count that went down unseen: the table played on as if this play had emptied the hand). On
+``correction``: ``target`` (the
 event named by the correction), ``voids`` (events no longer in effect), ``observation`` (the
 observations used instead, null = void) and, for the referee's own second look at a camera
 play, ``reason``. On ``foul``: ``review`` (a camera reading's foul, counted only once the
 referee marks it), ``ruled`` (marked by the referee) and ``confirms`` (the id of the flagged
 foul a referee's mark confirms: it counts, and its penalty is not applied again). On
-``notice``: ``ignored`` = ``"pass_out_of_turn"`` for a pass by a seat not on turn.
+``notice``: ``ignored`` = ``"pass_out_of_turn"`` for a pass by a seat not on turn,
+``cleared_open`` (the trick was cleared with a seat still to answer), ``outside`` (a play or a
+pass outside a deal) and ``abandoned`` (a new deal started before the last one ended).
 
 Pure: no I/O. :func:`parse_event` reads one JSON object (or its text) and raises
 :class:`EventError` naming the field that is wrong.

@@ -120,15 +120,14 @@ class OracleDetector:
 #: averages four quarter turns. Jokers whose index the corner stage scores low (unseen designs:
 #: a star, a word) are kept from a corner score of 0.02 when the classifier names them, scored
 #: corner^0.25 x probability and counted only with both corners (vision/track.py ``weak``).
-#: The suit probabilities are balanced per table (vision/suits.py): a deck design that makes the
-#: classifier read clubs as spades is corrected from the table's own readings.
+#: Not on: the per-table suit balance (vision/suits.py, ``suit_balance``): measured on the four
+#: plastic bench games it lost 6 plays in all (bench/RESULTS.md, 2026-11-30).
 PIPELINE_DETECTOR: dict[str, Any] = {
     "pyramid": (1.5,),
     "conf": 0.15,
     "rotations": 4,
     "joker_conf": 0.02,
     "joker_power": 0.25,
-    "suit_balance": True,
 }
 
 

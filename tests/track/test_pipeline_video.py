@@ -254,12 +254,8 @@ def test_real_detector_end_to_end(tmp_path: Path) -> None:
         script=SCRIPT[:7],
         decks_dir=decks,
     )
-    report = ReplayReport()
-    got = list(observations_from_video(out, detector="model", report=report))
+    got = list(observations_from_video(out, detector="model"))
     assert [_key(o) for o in got] == [_key(o) for o in _truth(out)]
-    # the pipeline balances suits per table (vision/suits.py); a deck read well stays near 1
-    assert sorted(report.suit_weights) == ["C", "D", "H", "S"]
-    assert all(0.2 < w < 5 for w in report.suit_weights.values()), report.suit_weights
 
 
 def test_crop_detection_path_of_a_model_detector(video: Path) -> None:

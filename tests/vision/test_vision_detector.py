@@ -344,3 +344,18 @@ def test_a_joker_under_the_corner_floor_is_kept_weak_when_asked(
     assert {x.card for x in plain.label(img, boxes, scores)} == {"HA"}
     with pytest.raises(ValueError, match="joker_power"):
         Detector(joker_power=0.0)
+
+
+def test_suit_balance_learns_from_the_detectors_own_readings() -> None:
+    """``Detector(suit_balance=True)`` feeds its sure readings to a per-table SuitBalance and
+    names cards with the reweighted probabilities; the same picture read again adds nothing."""
+    d = Detector(suit_balance=True)
+    assert d.suits is not None
+    image, _ = _samples()[0]
+    first = d.detect(image)
+    n = d.suits.readings
+    assert first and n > 0
+    again = d.detect(image)
+    assert d.suits.readings == n  # the same corners at the same places count once
+    assert {x.card for x in again} and all(len(x.card) == 2 for x in again)
+    assert Detector().suits is None  # off by default
