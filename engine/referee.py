@@ -37,11 +37,12 @@ copies of a card in one play) that make it legal are taken, and the ``play`` eve
 stays one unless the camera itself doubted it; a play that is legal as read is never changed.
 
 A foul judged on a camera's reading of cards (an illegal or out-of-turn ``played`` observation
-with ``doubts``) keeps its penalty but is flagged ``review`` and does not count towards the
-pair's limit until the referee marks it (a ``foul`` observation): a misread must not end a match
-by itself. A play judged illegal as read is also looked at again when the table plays on as if
-it were legal, and a camera's play out of turn when the table played on as if the seats before
-it had passed (``HINDSIGHT_WINDOW``).
+with ``doubts``, or a pass by "the leader" in a deal whose plays the camera reads: who leads is
+the camera's reading of the trick before) keeps its penalty but is flagged ``review`` and does
+not count towards the pair's limit until the referee marks it (a ``foul`` observation): a
+misread must not end a match by itself. A play judged illegal as read is also looked at again
+when the table plays on as if it were legal, and a camera's play out of turn when the table
+played on as if the seats before it had passed (``HINDSIGHT_WINDOW``).
 
 Three counted fouls by a pair (``fouls.limit``): ``match_lost`` ends the match for the opponents,
 ``deal_lost`` scores the deal as a forfeit (``MatchState.after_forfeit``).
@@ -374,6 +375,9 @@ class _Core:
         self.camera = False
         #: flag CAMERA_REVIEW_FOULS on camera readings for review (Referee review_camera_fouls)
         self.review = True
+        #: the deal in progress has camera readings of plays: who is on turn, and who leads,
+        #: rests on them (a play the camera missed makes a leader of a seat that was answering)
+        self.camera_deal = False
 
     # ------------------------------------------------------------------ emit
     def emit(self, etype: str, t: float, data: dict[str, Any], combo: Combo | None = None) -> None:
@@ -413,6 +417,10 @@ class _Core:
         self.origin = origin
         self.camera = bool(obs.doubts)
         ty = obs.type
+        if ty == "deal_start":
+            self.camera_deal = False
+        elif ty == "played" and obs.doubts:
+            self.camera_deal = True
         if self.phase is not None and ty in (
             "tribute",
             "tribute_return",
@@ -882,6 +890,8 @@ class _Core:
             )
             return
         if d.top is None:
+            # in a deal the camera reads, "the leader" is the camera's idea of who won the trick
+            self.camera = self.camera_deal
             self.foul(obs.t, seat, "illegal_play", "the leader must play, not pass")
             return
         self._slow(obs.t, seat, d)

@@ -401,3 +401,26 @@ def test_a_seat_taken_as_gone_out_that_plays_again_is_put_back() -> None:
     assert [e["cards"] for e in events if e.type == "play"][-1] == ["C4"]
     assert t.deal.counts["E"] == 5
     assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_leader_passing_in_a_deal_the_camera_reads_is_flagged_not_counted() -> None:
+    """Who leads is the camera's reading of the trick before: a joker it missed makes a leader
+    of a seat that was answering. A pass by "the leader" is then a foul for review (its penalty
+    stands, it counts once marked); with no camera reading in the deal it counts at once."""
+    t = Table()
+    start(t)
+    cam(t, "S", "D9")
+    for s in "ENW":
+        t.pass_(s)
+    t.pass_("S")  # S "won" the trick for the referee: the leader must play
+    (foul,) = t.fouls()
+    assert foul["detail"] == "the leader must play, not pass" and foul["review"] is True
+    assert t.ref.state.team_fouls["NS"] == 0
+    t = Table()
+    start(t)
+    t.play("S", "D9")
+    for s in "ENW":
+        t.pass_(s)
+    t.pass_("S")
+    (foul,) = t.fouls()
+    assert "review" not in foul.data and t.ref.state.team_fouls["NS"] == 1
