@@ -283,7 +283,12 @@ def test_crop_detection_path_of_a_model_detector(video: Path) -> None:
             return [Det(d.card, (d.box[0] - x0, d.box[1] - y0, d.box[2] - x0, d.box[3] - y0))
                     for d in boxes]  # fmt: skip
 
+    class Suits:  # a detector balancing suits (vision.suits) reports its weights
+        def weights(self) -> dict[str, float]:
+            return {"S": 0.5, "H": 1.0, "C": 2.0, "D": 1.0}
+
     det = CropDetector()
+    det.suits = Suits()  # type: ignore[attr-defined]
     pipe = TablePipeline(det)
     det.pipe = pipe
     got: list[Observation] = []
@@ -298,4 +303,5 @@ def test_crop_detection_path_of_a_model_detector(video: Path) -> None:
         i += 1
     got += pipe.finish()
     assert [_key(o) for o in got] == [_key(o) for o in _truth(video)]
+    assert pipe.report.to_json()["suit_weights"] == {"S": 0.5, "H": 1.0, "C": 2.0, "D": 1.0}
     assert any(w < SIZE[0] for w, h in crops)  # zones were cropped, not whole frames
