@@ -1056,6 +1056,9 @@ class Referee:
         self.hindsight = hindsight
         #: (observation index, core before it) of the current deal's deal_start
         self._deal_snap: tuple[int, _Core] | None = None
+        #: the snapshot of the deal before (the table ending a deal by starting the next one
+        #: sends the referee back into it: ``_gone_at_end``)
+        self._prev_snap: tuple[int, _Core] | None = None
         #: suspect plays: (observation index, plays and passes left in its window, "illegal" as
         #: read or "unseen": out of turn, a seat before it may have played unseen)
         self._suspects: list[tuple[int, int, str]] = []
@@ -1083,9 +1086,11 @@ class Referee:
             self._suspects = []
             self._gone_fixes = []
             self._deal_snap = None  # an earlier deal may have changed
+            self._prev_snap = None
             return self._correct(obs)
         idx = len(self._obs)
         if obs.type == "deal_start" and self.hindsight:
+            self._prev_snap = self._deal_snap
             self._deal_snap = (idx, self._copy_core(self._core))
             self._suspects = []
             self._gone_fixes = []
@@ -1438,8 +1443,11 @@ class Referee:
 
     def _core_before(self, k: int) -> _Core:
         """A core that has seen the effective observations before index ``k``."""
-        if self._deal_snap is not None and self._deal_snap[0] <= k:
-            start, core = self._deal_snap[0], self._copy_core(self._deal_snap[1])
+        snap = next(
+            (sn for sn in (self._deal_snap, self._prev_snap) if sn is not None and sn[0] <= k), None
+        )
+        if snap is not None:
+            start, core = snap[0], self._copy_core(snap[1])
         else:
             start, core = 0, self._new_core()
         for i in range(start, k):
@@ -1605,6 +1613,13 @@ class Referee:
         out += self._publish(tail)
         self._core = core
         self._obs = new_obs
+        # snapshots taken after the corrected observation no longer hold: take them again
+        if self._prev_snap is not None and k < self._prev_snap[0]:
+            self._prev_snap = None
+        if self._deal_snap is not None and k < self._deal_snap[0]:
+            at = self._deal_snap[0] + shift
+            self._deal_snap = None
+            self._deal_snap = (at, self._core_before(at))
         return out
 
 

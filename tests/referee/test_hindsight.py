@@ -352,6 +352,11 @@ def test_a_new_deal_started_at_the_table_ends_the_last_one_instead_of_abandoning
     assert [e["order"][:2] for e in events if e.type == "deal_ended"] == [["W", "E"]]
     assert not [e for e in events if e.type == "notice" and e.data.get("abandoned")]
     assert t.ref.state.match.levels["EW"] != "2"  # W, E won: their level went up
+    # the snapshot of the new deal's start (for later second looks) was taken again after the
+    # correction of the deal before it: replaying from it gives the referee's state
+    replayed = t.ref._core_before(len(t.ref.observations)).st
+    replayed.corrections = t.ref.state.corrections  # counted by the referee, not the replay
+    assert replayed == t.ref.state
     assert fold(t.ref.events, t.profile) == t.ref.state
 
 
