@@ -1238,23 +1238,12 @@ class Referee:
         seat = d.turn
         if not 0 < d.counts[seat] <= GONE_MAX_LEFT:
             return None
-        pos = next(
-            (
-                i
-                for i in range(len(self._effective) - 1, -1, -1)
-                if self._effective[i].type == "play" and self._effective[i].data["seat"] == seat
-            ),
-            None,
-        )
-        if pos is None or self._effective[pos].deal != d.number:
+        pos = self._last_camera_play(seat, d.number, len(self._obs))
+        if pos is None:
             return None
         k = self._origin[pos]
         o = self._obs[k]
         ev = self._effective[pos]
-        if not o.doubts or ev.data.get("legal") is False or ev.data.get("unseen"):
-            return None
-        if o.extra.get("not_last"):
-            return None
         later = sum(1 for x in self._obs[k + 1 :] if x.type in ("played", "pass"))
         now = self._clashes_since(k)
         if later > HINDSIGHT_WINDOW or now < HINDSIGHT_GAIN:

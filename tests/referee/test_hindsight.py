@@ -227,20 +227,25 @@ def test_a_real_play_out_of_turn_is_not_taken_for_a_missed_one() -> None:
     assert [f["kind"] for f in t.fouls()] == ["out_of_turn"]
 
 
+def leads(t: Table, seat: str, plays: tuple[str, ...], others: str) -> None:
+    """``seat`` leads each of ``plays`` (entered by a person) and ``others`` pass each time."""
+    for play in plays:
+        t.play(seat, play)
+        for s in others:
+            t.pass_(s)
+
+
 def e_down_to_eight(t: Table) -> None:
     """E leads three straights and a bomb, the others passing each time: 8 cards left."""
     start(t, leader="E")
-    for play in ("S3 S4 S5 S6 S7", "D8 C9 HT SJ DQ", "H4 D5 C6 S7 H8", "CK CK DK DK"):
-        t.play("E", play)
-        for s in "NWS":
-            t.pass_(s)
+    leads(t, "E", ("S3 S4 S5 S6 S7", "D8 C9 HT SJ DQ", "H4 D5 C6 S7 H8", "CK CK DK DK"), "NWS")
     assert t.deal.counts["E"] == 8 and t.deal.turn == "E"
 
 
 def test_a_seat_the_table_plays_on_without_is_taken_as_gone_out_unseen() -> None:
     """E holds 8 cards by the count (some of its plays went unseen at the table) and leads a
     pair the camera reads: 6 left. The others pass, and E's partner W leads (as after E going
-    out), S passes. For the referee E was on turn: W out of turn, N's pass ignored. Taken as
+    out), S passes. For the referee E was on turn: W out of turn, S's pass ignored. Taken as
     E's last play, the continuation fits: E is out first, the play carries ``unseen``."""
     t = Table()
     e_down_to_eight(t)
@@ -293,15 +298,9 @@ def w_out_then_e_down_to_eight(t: Table) -> None:
         "SK SK HK HK",
         "CK CK DK",
     )
-    for play in w_plays:
-        t.play("W", play)
-        for s in "SEN":
-            t.pass_(s)
+    leads(t, "W", w_plays, "SEN")
     assert t.deal.order == ["W"] and t.deal.turn == "E"
-    for play in ("S3 H4 C5 D6 S7", "H3 C4 D5 S6 H7", "C8 D9 ST HJ CQ", "DA DA CA CA"):
-        t.play("E", play)
-        for s in "NS":
-            t.pass_(s)
+    leads(t, "E", ("S3 H4 C5 D6 S7", "H3 C4 D5 S6 H7", "C8 D9 ST HJ CQ", "DA DA CA CA"), "NS")
     assert t.deal.counts["E"] == 8 and t.deal.turn == "E"
 
 
