@@ -26,7 +26,11 @@ leads (engine/tribute.py), and the fouls of CONTRACT.md with the profile's penal
   payer's highest card (seen when the payer plays a higher non-wild card it did not receive).
 * ``duplicate_card``: a card seen a third time in a deal (two decks hold two): copies played,
   plus copies known to be in another hand (tribute, return, shown, exposed), plus this one. A
-  probable misread: flagged for review, not counted against the pair.
+  probable misread: flagged for review, not counted against the pair. When the third copy is a
+  camera reading, the misread is taken to be the reading of that card whose runner-up is
+  cheapest: an earlier camera play of the deal is re-read by a correction when its runner-up
+  costs ``SWAP_MARGIN`` less than re-reading the current play (a deck whose clubs the camera
+  reads as spades: which of the three "spades" looked most like a club).
 
 Camera misreads: a ``played`` observation may carry the camera's runner-up readings
 (``doubts``). A play that is illegal as read (not a combo, does not beat the trick, a third copy
@@ -64,7 +68,7 @@ from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import Any, Final, NamedTuple
 
-from engine.cards import BIG_JOKER, DISTINCT, Card, sort_cards
+from engine.cards import BIG_JOKER, DISTINCT, Card, parse_card, sort_cards
 from engine.combos import Combo, ComboRules, classify
 from engine.deal import (
     SEATS,
@@ -144,6 +148,18 @@ MISSED_CARD_COST: Final = 3.0
 #: cards by the referee's count (its last cards were court cards the camera could not name, or
 #: a pair read as one card...): see ``Referee._gone``
 GONE_MAX_LEFT: Final = 8
+#: ... and its last camera play lies at most this many plays and passes back. Longer than
+#: ``HINDSIGHT_WINDOW``: a seat whose last plays the camera cannot name (court cards without an
+#: index) may have played nothing it read for many rounds. 40 (about ten rounds) on the bench
+#: games 2026-11-30: 10 and 20 changed nothing, 30 and more fixed one guyenne-classic deal.
+GONE_WINDOW: Final = 40
+#: Two decks hold two copies of a card. When the camera reads a third copy of card X in a deal
+#: (a deck whose clubs it reads as spades, say), the misread is whichever of the readings of X has
+#: the cheapest runner-up: an earlier camera play is re-read instead of the current one when its
+#: runner-up costs at least this much less (nats) than the current play's re-reading
+SWAP_MARGIN: Final = 0.5
+#: runner-ups dearer than this (nats) are not tried on an earlier play
+SWAP_MAX_COST: Final = 5.0
 #: suspects kept at once (the latest)
 _HINDSIGHT_SUSPECTS: Final = 3
 #: legal readings whose continuation is tried, cheapest first
@@ -191,6 +207,11 @@ def _clash(etype: str, data: Mapping[str, Any]) -> bool:
     if etype == "foul":
         return data.get("kind") in _CLASH_FOULS
     return etype == "notice" and data.get("ignored") == "pass_out_of_turn"
+
+
+def _strain(etype: str, data: Mapping[str, Any]) -> bool:
+    """A clash (``_clash``), or a card seen a third time in the deal."""
+    return _clash(etype, data) or (etype == "foul" and data.get("kind") == "duplicate_card")
 
 
 def _deal_over_signal(etype: str, data: Mapping[str, Any]) -> bool:
@@ -1141,6 +1162,11 @@ class Referee:
             if fixed is not None:
                 self._suspects = []
                 return fixed
+        if obs.type == "played" and obs.doubts and obs.seat is not None:
+            fixed = self._swap_copies(idx, obs.t)
+            if fixed is not None:
+                self._suspects = self._suspects_after(idx)
+                return fixed
         if obs.type == "played" and obs.doubts:  # a camera's reading (not a person's entry)
             for e in out:
                 if e.type == "play" and e.data.get("legal") is False:
@@ -1230,7 +1256,7 @@ class Referee:
         and the table plays on without it: it may have gone out with its last play, the cards
         it still held by the count having gone down unseen earlier (plays the camera missed or
         read short: court cards without an index, a pair read as one card). Its last play, a
-        camera reading within ``HINDSIGHT_WINDOW``, is taken as emptying the hand when the
+        camera reading within ``GONE_WINDOW``, is taken as emptying the hand when the
         continuation then has ``HINDSIGHT_GAIN`` fewer clashes: a correction of that play."""
         d = self._core._live_deal()
         if d is None or d.turn is None:
@@ -1246,7 +1272,7 @@ class Referee:
         ev = self._effective[pos]
         later = sum(1 for x in self._obs[k + 1 :] if x.type in ("played", "pass"))
         now = self._clashes_since(k)
-        if later > HINDSIGHT_WINDOW or now < HINDSIGHT_GAIN:
+        if later > GONE_WINDOW or now < HINDSIGHT_GAIN:
             return None
         before = self._core_before(k)
         bd = before._live_deal()
@@ -1272,6 +1298,116 @@ class Referee:
         return self._correct(
             Observation(t, "correction", replaces=ev.id, replacement=(fix,), extra={"reason": why})
         )
+
+    def _strain_since(self, k: int) -> int:
+        """Clashes and third copies (``duplicate_card``) in the effective log from ``k`` on."""
+        return sum(
+            1
+            for e, origin in zip(self._effective, self._origin, strict=True)
+            if origin >= k and _strain(e.type, e.data)
+        )
+
+    def _swap_copies(self, idx: int, t: float) -> list[Event] | None:
+        """The camera's reading of play ``idx`` holds a third copy of a card X in the deal (two
+        decks hold two): one of the readings of X is a misread, and ``_played`` re-read this
+        one (or could not). The misread is more likely the reading whose runner-up is cheapest:
+        when an earlier camera play of the deal read X with a runner-up Y that costs
+        ``SWAP_MARGIN`` less than this play's re-reading (or, when none was legal, than its
+        cheapest runner-up for X), that play is read with Y
+        instead (a correction) and this one stands as the camera read it, provided the
+        continuation has no more clashes or third copies than the log."""
+        o = self._obs[idx]
+        seat = o.seat
+        assert seat is not None
+        pos = next(
+            (
+                i
+                for i, e in enumerate(self._effective)
+                if self._origin[i] == idx and e.type == "play"
+            ),
+            None,
+        )
+        if pos is None or self._effective[pos].data.get("unseen"):
+            return None
+        live = self._core._live_deal()
+        if live is None or all(live.played.get(c, 0) < 2 for c in o.cards):
+            return None  # no card of this play seen twice yet: no third copy (cheap test first)
+        before = self._core_before(idx)
+        d = before._live_deal()
+        if d is None or d.turn != seat:
+            return None
+        dup = set(third_copies(d, seat, o.cards))
+        if not dup or max(Counter(o.cards).values()) > 2:
+            return None
+        found = reread(o.cards, o.doubts, lambda cs: before._legal(d, seat, cs), REREAD_BUDGET)
+        if found is not None:
+            here = found[1]
+        else:  # left a third copy: reading it otherwise would cost at least its dearest runner-up
+            runner = [c for card, a in o.doubts if card in dup for y, c in a if y is not None]
+            here = min(runner, default=REREAD_BUDGET_IMPOSSIBLE)
+        deal = self._effective[pos].deal
+        options: list[tuple[float, int, Card, Card]] = []
+        for i in range(pos - 1, -1, -1):
+            e = self._effective[i]
+            if e.deal != deal:
+                break
+            if e.type != "play" or e.data.get("legal") is False or e.data.get("unseen"):
+                continue
+            k = self._origin[i]
+            ok = self._obs[k]
+            have = [parse_card(c) for c in e.data["cards"]]
+            if not ok.doubts or ok.type != "played":
+                continue
+            for x in dup:
+                if x not in have:
+                    continue
+                for card, alts in ok.doubts:
+                    if card != x:
+                        continue
+                    for y, cost in alts:
+                        if (
+                            y is not None
+                            and y != x
+                            and cost <= SWAP_MAX_COST
+                            and cost + SWAP_MARGIN <= here
+                        ):
+                            options.append((float(cost), i, x, y))
+        for cost, i, x, y in sorted(options, key=lambda v: (v[0], -v[1]))[:3]:
+            e = self._effective[i]
+            k = self._origin[i]
+            ok = self._obs[k]
+            have = [parse_card(c) for c in e.data["cards"]]
+            have.remove(x)
+            new_cards = sort_cards([*have, y])
+            ebefore = self._core_before(k)
+            ed = ebefore._live_deal()
+            if ed is None or ok.seat is None or not ebefore._legal(ed, ok.seat, new_cards):
+                continue
+            now = self._strain_since(k)
+            trial = self._copy_core(ebefore)
+            camera = list(ok.extra.get("camera", [str(c) for c in ok.cards]))
+            text = [str(c) for c in new_cards]
+            why = (
+                f"{x} seen a third time this deal ({seat} played "
+                f"{' '.join(map(str, o.cards))} as read): "
+                f"the cheapest other reading of the three is {y} for {x} in "
+                f"{ok.seat}'s {' '.join(e.data['cards'])} (cost {cost:.2f}, against "
+                f"{here:.2f} here); re-read as {' '.join(text)}"
+            )
+            fix = replace(
+                ok, cards=tuple(new_cards), extra={**ok.extra, "camera": camera, "reread": why}
+            )
+            left = 0
+            for j, oj in [(k, fix)] + list(enumerate(self._obs))[k + 1 :]:
+                left += sum(1 for pl in trial.feed(oj, j) if _strain(pl.type, pl.data))
+            if left > now:
+                continue
+            return self._correct(
+                Observation(
+                    t, "correction", replaces=e.id, replacement=(fix,), extra={"reason": why}
+                )
+            )
+        return None
 
     def _last_camera_play(
         self, seat: str, deal: int, before: int, legal_only: bool = True

@@ -4,6 +4,10 @@ fits the table's continuation replaces it through a ``correction`` event."""
 
 from __future__ import annotations
 
+import pytest
+
+from engine import referee
+from engine.cards import parse_card
 from engine.deal import effective_events, fold
 from engine.events import Event
 from engine.observations import Observation
@@ -428,3 +432,81 @@ def test_a_leader_passing_in_a_deal_the_camera_reads_is_flagged_not_counted() ->
     t.pass_("S")
     (foul,) = t.fouls()
     assert "review" not in foul.data and t.ref.state.team_fouls["NS"] == 1
+
+
+def cam_or(t: Table, seat: str, cards: str, alt: str, cost: float) -> list[Event]:
+    """A camera play whose first card has runner-up ``alt`` at ``cost`` nats."""
+    first = cards.split()[0]
+    doubts = [{"card": first, "or": [[alt, cost]]}]
+    return t.do("played", seat=seat, cards=cards.split(), doubts=doubts)
+
+
+def three_black_sevens(t: Table, costs: tuple[float, float, float]) -> list[Event]:
+    """S, E and N each lead a single S7 as the camera reads it (two decks hold two): one of the
+    three is a club, each with C7 as its runner-up at ``costs``."""
+    start(t)
+    cam_or(t, "S", "S7", "C7", costs[0])
+    t.play("E", "S9")
+    for s in "NWS":
+        t.pass_(s)
+    cam_or(t, "E", "S7", "C7", costs[1])
+    t.play("N", "SJ")
+    for s in "WSE":
+        t.pass_(s)
+    return cam_or(t, "N", "S7", "C7", costs[2])
+
+
+def test_a_third_copy_re_reads_the_earlier_play_whose_runner_up_is_cheapest() -> None:
+    """E's S7 was a club (its C7 runner-up cost 1.0): when N's S7 makes a third, E's play is
+    re-read, not N's (whose C7 would cost 3.5)."""
+    t = Table()
+    out = three_black_sevens(t, (4.0, 1.0, 3.5))
+    (corr,) = [e for e in out if e.type == "correction"]
+    assert "C7 for S7 in E's S7" in corr["reason"] and "cost 1.00, against 3.50" in corr["reason"]
+    plays = [(p["seat"], p["cards"]) for p in in_effect(t, "play")]
+    assert plays == [("S", ["S7"]), ("E", ["S9"]), ("E", ["C7"]), ("N", ["SJ"]), ("N", ["S7"])]
+    assert not [f for f in in_effect(t, "foul") if f["kind"] == "duplicate_card"]
+    assert t.deal.played[parse_card("S7")] == 2 and t.deal.played[parse_card("C7")] == 1
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_third_copy_re_reads_the_current_play_when_it_is_the_cheapest() -> None:
+    t = Table()
+    out = three_black_sevens(t, (4.0, 3.0, 0.4))
+    assert not [e for e in out if e.type == "correction"]
+    last = in_effect(t, "play")[-1]
+    assert last["cards"] == ["C7"] and last["camera"] == ["S7"]
+
+
+def test_no_swap_without_a_camera_reading_of_the_earlier_play() -> None:
+    """A person's entry (no doubts) is never re-read for a later third copy."""
+    t = Table()
+    start(t)
+    t.play("S", "S7")
+    t.play("E", "S9")
+    for s in "NWS":
+        t.pass_(s)
+    t.play("E", "S7")
+    t.play("N", "SJ")
+    for s in "WSE":
+        t.pass_(s)
+    out = cam_or(t, "N", "S7", "C7", 4.0)
+    assert not [e for e in out if e.type == "correction"]
+    assert [f["kind"] for f in t.fouls()] == ["duplicate_card"]
+
+
+def test_gone_out_unseen_looks_back_gone_window_plays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seat's last camera play may lie many plays back (its later plays went unseen: court
+    cards without an index), up to ``GONE_WINDOW`` plays and passes; not further."""
+    assert referee.GONE_WINDOW > referee.HINDSIGHT_WINDOW
+    for window, taken in ((5, True), (4, False)):
+        monkeypatch.setattr(referee, "GONE_WINDOW", window)
+        t = Table()
+        e_down_to_eight(t)
+        cam(t, "E", "HA HA")
+        for s in "NWS":
+            t.pass_(s)
+        t.play("W", "C3")
+        t.pass_("S")  # five plays and passes after E's pair
+        assert bool(t.of("correction")) is taken
+        assert t.deal.order == (["E"] if taken else [])
