@@ -1346,7 +1346,9 @@ class Referee:
             runner = [c for card, a in o.doubts if card in dup for y, c in a if y is not None]
             here = min(runner, default=REREAD_BUDGET_IMPOSSIBLE)
         deal = self._effective[pos].deal
-        options: list[tuple[float, int, Card, Card]] = []
+        # copies of each such card beyond two (a pair read as a third and fourth copy: both)
+        excess = {x: d.played.get(x, 0) + o.cards.count(x) - 2 for x in dup}
+        options: list[tuple[float, int, Card, Card, int]] = []
         for i in range(pos - 1, -1, -1):
             e = self._effective[i]
             if e.deal != deal:
@@ -1361,24 +1363,25 @@ class Referee:
             for x in dup:
                 if x not in have:
                     continue
+                by_alt: dict[Card, list[float]] = {}
                 for card, alts in ok.doubts:
-                    if card != x:
-                        continue
-                    for y, cost in alts:
-                        if (
-                            y is not None
-                            and y != x
-                            and cost <= SWAP_MAX_COST
-                            and cost + SWAP_MARGIN <= here
-                        ):
-                            options.append((float(cost), i, x, y))
-        for cost, i, x, y in sorted(options, key=lambda v: (v[0], -v[1]))[:3]:
+                    if card == x:
+                        for y, cost in alts:
+                            if y is not None and y != x and cost <= SWAP_MAX_COST:
+                                by_alt.setdefault(y, []).append(float(cost))
+                for y, costs in by_alt.items():
+                    m = min(max(1, excess[x]), have.count(x), len(costs))
+                    cost = sum(sorted(costs)[:m])
+                    if cost + SWAP_MARGIN <= here:
+                        options.append((cost, i, x, y, m))
+        for cost, i, x, y, m in sorted(options, key=lambda v: (v[0], -v[1]))[:3]:
             e = self._effective[i]
             k = self._origin[i]
             ok = self._obs[k]
             have = [parse_card(c) for c in e.data["cards"]]
-            have.remove(x)
-            new_cards = sort_cards([*have, y])
+            for _ in range(m):
+                have.remove(x)
+            new_cards = sort_cards([*have, *[y] * m])
             ebefore = self._core_before(k)
             ed = ebefore._live_deal()
             if ed is None or ok.seat is None or not ebefore._legal(ed, ok.seat, new_cards):
@@ -1390,7 +1393,8 @@ class Referee:
             why = (
                 f"{x} seen a third time this deal ({seat} played "
                 f"{' '.join(map(str, o.cards))} as read): "
-                f"the cheapest other reading of the three is {y} for {x} in "
+                f"the cheapest other reading of the three is {' '.join([str(y)] * m)} for "
+                f"{' '.join([str(x)] * m)} in "
                 f"{ok.seat}'s {' '.join(e.data['cards'])} (cost {cost:.2f}, against "
                 f"{here:.2f} here); re-read as {' '.join(text)}"
             )

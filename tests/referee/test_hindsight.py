@@ -510,3 +510,27 @@ def test_gone_out_unseen_looks_back_gone_window_plays(monkeypatch: pytest.Monkey
         t.pass_("S")  # five plays and passes after E's pair
         assert bool(t.of("correction")) is taken
         assert t.deal.order == (["E"] if taken else [])
+
+
+def test_a_pair_read_as_a_third_and_fourth_copy_re_reads_both_cards_of_the_earlier_pair() -> None:
+    """E's pair of clubs was read as S9 S9 (runner-ups C9 at 1.0 each); S's real S9 S9 (C9 at
+    3.5 each) is a third and fourth copy: E's pair is re-read as C9 C9, S's stands."""
+    t = Table()
+    start(t, leader="E")
+    nines = [{"card": "S9", "or": [["C9", 1.0]]}, {"card": "S9", "or": [["C9", 1.0]]}]
+    t.do("played", seat="E", cards=["S9", "S9"], doubts=nines)
+    for s in "NWS":
+        t.pass_(s)
+    t.play("E", "D3")
+    t.play("N", "D4")
+    t.play("W", "D5")
+    t.play("S", "D6")
+    for s in "ENW":
+        t.pass_(s)
+    real = [{"card": "S9", "or": [["C9", 3.5]]}, {"card": "S9", "or": [["C9", 3.5]]}]
+    out = t.do("played", seat="S", cards=["S9", "S9"], doubts=real)
+    (corr,) = [e for e in out if e.type == "correction"]
+    assert "C9 C9 for S9 S9 in E's S9 S9" in corr["reason"]
+    plays = [(p["seat"], p["cards"]) for p in in_effect(t, "play")]
+    assert plays[0] == ("E", ["C9", "C9"]) and plays[-1] == ("S", ["S9", "S9"])
+    assert fold(t.ref.events, t.profile) == t.ref.state
