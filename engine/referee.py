@@ -1162,7 +1162,14 @@ class Referee:
             if fixed is not None:
                 self._suspects = []
                 return fixed
-        if obs.type == "played" and obs.doubts and obs.seat is not None:
+        # a third copy of a card is re-read as it comes (the play event has ``camera``) or
+        # flagged (``duplicate_card``): which of its readings was the misread?
+        third = any(
+            (e.type == "play" and "camera" in e.data)
+            or (e.type == "foul" and e.data.get("kind") == "duplicate_card")
+            for e in out
+        )
+        if third and obs.type == "played" and obs.doubts and obs.seat is not None:
             fixed = self._swap_copies(idx, obs.t)
             if fixed is not None:
                 self._suspects = self._suspects_after(idx)
