@@ -1320,9 +1320,9 @@ class Referee:
         one (or could not). The misread is more likely the reading whose runner-up is cheapest:
         when an earlier camera play of the deal read X with a runner-up Y that costs
         ``SWAP_MARGIN`` less than this play's re-reading (or, when none was legal, than its
-        cheapest runner-up for X), that play is read with Y
-        instead (a correction) and this one stands as the camera read it, provided the
-        continuation has no more clashes or third copies than the log."""
+        cheapest runner-up for X), that play is read with Y instead (a correction) and this one
+        stands as the camera read it, provided the continuation has no more clashes or third
+        copies than the log. A pair read as a third and fourth copy re-reads both cards."""
         o = self._obs[idx]
         seat = o.seat
         assert seat is not None
@@ -1349,7 +1349,7 @@ class Referee:
         found = reread(o.cards, o.doubts, lambda cs: before._legal(d, seat, cs), REREAD_BUDGET)
         if found is not None:
             here = found[1]
-        else:  # left a third copy: reading it otherwise would cost at least its dearest runner-up
+        else:  # left a third copy: reading it otherwise costs at least its cheapest runner-up
             runner = [c for card, a in o.doubts if card in dup for y, c in a if y is not None]
             here = min(runner, default=REREAD_BUDGET_IMPOSSIBLE)
         deal = self._effective[pos].deal
@@ -1400,7 +1400,7 @@ class Referee:
             why = (
                 f"{x} seen a third time this deal ({seat} played "
                 f"{' '.join(map(str, o.cards))} as read): "
-                f"the cheapest other reading of the three is {' '.join([str(y)] * m)} for "
+                f"the cheapest other reading of its copies is {' '.join([str(y)] * m)} for "
                 f"{' '.join([str(x)] * m)} in "
                 f"{ok.seat}'s {' '.join(e.data['cards'])} (cost {cost:.2f}, against "
                 f"{here:.2f} here); re-read as {' '.join(text)}"
