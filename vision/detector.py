@@ -159,6 +159,7 @@ class Detector:
         rotations: int = 1,
         joker_conf: float | None = None,
         joker_power: float = 1.0,
+        joker_weak_below: float | None = None,
         suit_balance: bool = False,
     ) -> None:
         self.model_path = Path(model) if model else DEFAULT_MODEL
@@ -193,6 +194,9 @@ class Detector:
         #: marked ``weak``, and scores corner ** ``joker_power`` x class probability.
         self.joker_conf = conf if joker_conf is None else min(conf, joker_conf)
         self.joker_power = joker_power
+        #: a joker corner scored under this (default ``conf``) is ``weak``: a corner score
+        #: just over ``conf`` would otherwise score lower (corner x probability) than a weak one
+        self.joker_weak_below = conf if joker_weak_below is None else max(conf, joker_weak_below)
         #: per-table suit calibration (vision/suits.py): on, the suit probabilities of every
         #: reading are reweighted so that the four suits come out equally often over the
         #: corners this detector has read (a table plays two full decks)
@@ -310,6 +314,8 @@ class Detector:
             weak = bool(sc < self.conf)
             if weak and (names[k] not in _JOKERS or sc < self.joker_conf):
                 continue
+            if names[k] in _JOKERS and sc < self.joker_weak_below:
+                weak = True
             top = math.log(max(float(p[k]), 1e-12))
             alts = []
             for j in order[1 : 1 + ALT_MAX]:

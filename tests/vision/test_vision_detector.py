@@ -344,6 +344,17 @@ def test_a_joker_under_the_corner_floor_is_kept_weak_when_asked(
     assert {x.card for x in plain.label(img, boxes, scores)} == {"HA"}
     with pytest.raises(ValueError, match="joker_power"):
         Detector(joker_power=0.0)
+    # ``joker_weak_below``: a joker corner just over ``conf`` (0.2) is weak too, and scores
+    # like one (0.2 x 0.9 would fall under the weak joker's 0.05 ** 0.25 x 0.9)
+    scores = np.array([0.2, 0.05, 0.6], np.float32)
+    d = Detector(conf=0.15, joker_conf=0.02, joker_power=0.25, joker_weak_below=0.3)
+    monkeypatch.setattr(d, "classify", lambda image, b: fake[: len(b)])
+    got = {x.card: x for x in d.label(img, boxes, scores)}
+    assert got["SB"].weak and got["SB"].score == pytest.approx(0.2**0.25 * 0.9, rel=1e-4)
+    d = Detector(conf=0.15, joker_conf=0.02, joker_power=0.25)
+    monkeypatch.setattr(d, "classify", lambda image, b: fake[: len(b)])
+    got = {x.card: x for x in d.label(img, boxes, scores)}
+    assert not got["SB"].weak and got["SB"].score == pytest.approx(0.2 * 0.9, rel=1e-4)
 
 
 def test_suit_balance_learns_from_the_detectors_own_readings() -> None:
