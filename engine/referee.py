@@ -1377,7 +1377,9 @@ class Referee:
                             if y is not None and y != x and cost <= SWAP_MAX_COST:
                                 by_alt.setdefault(y, []).append(float(cost))
                 for y, costs in by_alt.items():
-                    m = min(max(1, excess[x]), have.count(x), len(costs))
+                    m = max(1, excess[x])  # every copy too many, or this play stays a third copy
+                    if min(have.count(x), len(costs)) < m:
+                        continue
                     cost = sum(sorted(costs)[:m])
                     if cost + SWAP_MARGIN <= here:
                         options.append((cost, i, x, y, m))

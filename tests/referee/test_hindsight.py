@@ -534,3 +534,22 @@ def test_a_pair_read_as_a_third_and_fourth_copy_re_reads_both_cards_of_the_earli
     plays = [(p["seat"], p["cards"]) for p in in_effect(t, "play")]
     assert plays[0] == ("E", ["C9", "C9"]) and plays[-1] == ("S", ["S9", "S9"])
     assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_no_swap_that_leaves_the_play_a_third_copy() -> None:
+    """S5 S5 read after two single S5s: two copies too many. Re-reading one single (a cheap C5
+    runner-up) would leave the pair a third copy, so no earlier play is re-read (seed 9002)."""
+    t = Table()
+    start(t)
+    cam_or(t, "S", "S5", "C5", 1.0)
+    t.play("E", "S9")
+    for s in "NWS":
+        t.pass_(s)
+    cam_or(t, "E", "S5", "C5", 4.0)
+    t.play("N", "SJ")
+    for s in "WSE":
+        t.pass_(s)
+    pair = [{"card": "S5", "or": [["C5", 3.5]]}, {"card": "S5", "or": [["C5", 3.5]]}]
+    out = t.do("played", seat="N", cards=["S5", "S5"], doubts=pair)
+    assert not [e for e in out if e.type == "correction"]
+    assert [f["kind"] for f in t.fouls()] == ["duplicate_card"]
