@@ -120,9 +120,10 @@ class OracleDetector:
 #: averages four quarter turns. Jokers whose index the corner stage scores low (unseen designs:
 #: a star, a word) are kept from a corner score of 0.02 when the classifier names them, scored
 #: corner^0.25 x probability and counted only with both corners (vision/track.py ``weak``).
-#: So are those scored under 0.3 (``joker_weak_below``): a tigullio joker corner at 0.18 scored
-#: 0.18 x p, under the tracker's floor, while its twin at 0.05 scored 0.05^0.25 x p = 0.47 x p,
-#: and the card went unseen (seed 9601, 2026-11-30).
+#: So are those scored under 0.3 (``joker_weak_below``): of a tigullio red joker's two corners,
+#: the one whose corner score was over the floor scored 0.18 (corner x p), under the tracker's
+#: 0.25, while the weaker one scored 0.56 (corner^0.25 x p); the card went unseen (seed 9601,
+#: 2026-11-30).
 #: Not on: the per-table suit balance (vision/suits.py, ``suit_balance``): measured on the four
 #: plastic bench games it lost 6 plays in all (bench/RESULTS.md, 2026-11-30).
 PIPELINE_DETECTOR: dict[str, Any] = {
