@@ -1200,19 +1200,36 @@ class Referee:
                 out.append((origin, HINDSIGHT_WINDOW - later, why))
         return out[-_HINDSIGHT_SUSPECTS:]
 
-    def _clashes_since(self, k: int) -> int:
+    def _clashes_since(
+        self, k: int, counts: Callable[[str, Mapping[str, Any]], bool] = _clash
+    ) -> int:
+        """Clashes (or what ``counts``) in the effective log from observation ``k`` on."""
         return sum(
             1
             for e, origin in zip(self._effective, self._origin, strict=True)
-            if origin >= k and _clash(e.type, e.data)
+            if origin >= k and counts(e.type, e.data)
         )
 
-    def _continuation_clashes(self, core: _Core, k: int, head: Sequence[Observation]) -> int:
-        """Clashes when ``head`` is fed to ``core`` in place of observation ``k``, then the rest."""
+    def _continuation_clashes(
+        self,
+        core: _Core,
+        k: int,
+        head: Sequence[Observation],
+        counts: Callable[[str, Mapping[str, Any]], bool] = _clash,
+    ) -> int:
+        """Clashes (or what ``counts``) when ``head`` is fed to ``core`` in place of observation
+        ``k``, then the rest."""
         clash = 0
         for i, oi in [(k, o) for o in head] + list(enumerate(self._obs))[k + 1 :]:
-            clash += sum(1 for pl in core.feed(oi, i) if _clash(pl.type, pl.data))
+            clash += sum(1 for pl in core.feed(oi, i) if counts(pl.type, pl.data))
         return clash
+
+    def _play_pos(self, k: int) -> int | None:
+        """Position in the effective log of the play event of observation ``k``."""
+        return next(
+            (i for i, e in enumerate(self._effective) if self._origin[i] == k and e.type == "play"),
+            None,
+        )
 
     def _unseen(self, k: int, t: float) -> list[Event] | None:
         """A camera play out of turn (observation ``k``): the seats the referee had on turn
@@ -1306,14 +1323,6 @@ class Referee:
             Observation(t, "correction", replaces=ev.id, replacement=(fix,), extra={"reason": why})
         )
 
-    def _strain_since(self, k: int) -> int:
-        """Clashes and third copies (``duplicate_card``) in the effective log from ``k`` on."""
-        return sum(
-            1
-            for e, origin in zip(self._effective, self._origin, strict=True)
-            if origin >= k and _strain(e.type, e.data)
-        )
-
     def _swap_copies(self, idx: int, t: float) -> list[Event] | None:
         """The camera's reading of play ``idx`` holds a third copy of a card X in the deal (two
         decks hold two): one of the readings of X is a misread, and ``_played`` re-read this
@@ -1326,19 +1335,9 @@ class Referee:
         o = self._obs[idx]
         seat = o.seat
         assert seat is not None
-        pos = next(
-            (
-                i
-                for i, e in enumerate(self._effective)
-                if self._origin[i] == idx and e.type == "play"
-            ),
-            None,
-        )
+        pos = self._play_pos(idx)
         if pos is None or self._effective[pos].data.get("unseen"):
             return None
-        live = self._core._live_deal()
-        if live is None or all(live.played.get(c, 0) < 2 for c in o.cards):
-            return None  # no card of this play seen twice yet: no third copy (cheap test first)
         before = self._core_before(idx)
         d = before._live_deal()
         if d is None or d.turn != seat:
@@ -1395,8 +1394,7 @@ class Referee:
             ed = ebefore._live_deal()
             if ed is None or ok.seat is None or not ebefore._legal(ed, ok.seat, new_cards):
                 continue
-            now = self._strain_since(k)
-            trial = self._copy_core(ebefore)
+            now = self._clashes_since(k, _strain)
             camera = list(ok.extra.get("camera", [str(c) for c in ok.cards]))
             text = [str(c) for c in new_cards]
             why = (
@@ -1410,9 +1408,7 @@ class Referee:
             fix = replace(
                 ok, cards=tuple(new_cards), extra={**ok.extra, "camera": camera, "reread": why}
             )
-            left = 0
-            for j, oj in [(k, fix)] + list(enumerate(self._obs))[k + 1 :]:
-                left += sum(1 for pl in trial.feed(oj, j) if _strain(pl.type, pl.data))
+            left = self._continuation_clashes(self._copy_core(ebefore), k, [fix], _strain)
             if left > now:
                 continue
             return self._correct(
@@ -1626,10 +1622,7 @@ class Referee:
         of the suspect's play event; None when there is none."""
         o = self._obs[k]
         seat = o.seat
-        pos = next(
-            (i for i, e in enumerate(self._effective) if self._origin[i] == k and e.type == "play"),
-            None,
-        )
+        pos = self._play_pos(k)
         if seat is None or pos is None:
             return None
         now = self._clashes_since(k)

@@ -4,6 +4,8 @@ fits the table's continuation replaces it through a ``correction`` event."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from engine import referee
@@ -441,18 +443,30 @@ def cam_or(t: Table, seat: str, cards: str, alt: str, cost: float) -> list[Event
     return t.do("played", seat=seat, cards=cards.split(), doubts=doubts)
 
 
-def three_black_sevens(t: Table, costs: tuple[float, float, float]) -> list[Event]:
-    """S, E and N each lead a single S7 as the camera reads it (two decks hold two): one of the
-    three is a club, each with C7 as its runner-up at ``costs``."""
+def s_and_e_lead(
+    t: Table, s_lead: Callable[[str], object], e_lead: Callable[[str], object]
+) -> None:
+    """S leads (``s_lead("S")``), E beats it with S9 and the others pass; E leads
+    (``e_lead("E")``), N beats it with SJ and the others pass: N is on turn to lead."""
     start(t)
-    cam_or(t, "S", "S7", "C7", costs[0])
+    s_lead("S")
     t.play("E", "S9")
     for s in "NWS":
         t.pass_(s)
-    cam_or(t, "E", "S7", "C7", costs[1])
+    e_lead("E")
     t.play("N", "SJ")
     for s in "WSE":
         t.pass_(s)
+
+
+def three_black_sevens(t: Table, costs: tuple[float, float, float]) -> list[Event]:
+    """S, E and N each lead a single S7 as the camera reads it (two decks hold two): one of the
+    three is a club, each with C7 as its runner-up at ``costs``."""
+    s_and_e_lead(
+        t,
+        lambda seat: cam_or(t, seat, "S7", "C7", costs[0]),
+        lambda seat: cam_or(t, seat, "S7", "C7", costs[1]),
+    )
     return cam_or(t, "N", "S7", "C7", costs[2])
 
 
@@ -481,15 +495,7 @@ def test_a_third_copy_re_reads_the_current_play_when_it_is_the_cheapest() -> Non
 def test_no_swap_without_a_camera_reading_of_the_earlier_play() -> None:
     """A person's entry (no doubts) is never re-read for a later third copy."""
     t = Table()
-    start(t)
-    t.play("S", "S7")
-    t.play("E", "S9")
-    for s in "NWS":
-        t.pass_(s)
-    t.play("E", "S7")
-    t.play("N", "SJ")
-    for s in "WSE":
-        t.pass_(s)
+    s_and_e_lead(t, lambda seat: t.play(seat, "S7"), lambda seat: t.play(seat, "S7"))
     out = cam_or(t, "N", "S7", "C7", 4.0)
     assert not [e for e in out if e.type == "correction"]
     assert [f["kind"] for f in t.fouls()] == ["duplicate_card"]
@@ -540,15 +546,11 @@ def test_no_swap_that_leaves_the_play_a_third_copy() -> None:
     """S5 S5 read after two single S5s: two copies too many. Re-reading one single (a cheap C5
     runner-up) would leave the pair a third copy, so no earlier play is re-read (seed 9002)."""
     t = Table()
-    start(t)
-    cam_or(t, "S", "S5", "C5", 1.0)
-    t.play("E", "S9")
-    for s in "NWS":
-        t.pass_(s)
-    cam_or(t, "E", "S5", "C5", 4.0)
-    t.play("N", "SJ")
-    for s in "WSE":
-        t.pass_(s)
+    s_and_e_lead(
+        t,
+        lambda seat: cam_or(t, seat, "S5", "C5", 1.0),
+        lambda seat: cam_or(t, seat, "S5", "C5", 4.0),
+    )
     pair = [{"card": "S5", "or": [["C5", 3.5]]}, {"card": "S5", "or": [["C5", 3.5]]}]
     out = t.do("played", seat="N", cards=["S5", "S5"], doubts=pair)
     assert not [e for e in out if e.type == "correction"]
