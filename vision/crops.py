@@ -6,16 +6,22 @@ import cv2
 import numpy as np
 
 CROP_SIZE = 48
-CROP_EXPAND = 1.35  # side of the square = longest box side * this (shows the card's corner edges)
+#: side of the square = longest box side * this (shows the card's corner edges); a model's own
+#: value is in its metadata (``crop_expand``, from the training config's ``[data] crop_expand``)
+CROP_EXPAND = 1.35
 
 
 def crop_square(
-    image: np.ndarray, box: tuple[float, float, float, float] | np.ndarray, size: int = CROP_SIZE
+    image: np.ndarray,
+    box: tuple[float, float, float, float] | np.ndarray,
+    size: int = CROP_SIZE,
+    expand: float = CROP_EXPAND,
 ) -> np.ndarray:
-    """The square around ``box`` (x1, y1, x2, y2), resized to size x size; outside is grey."""
+    """The square around ``box`` (x1, y1, x2, y2), its side ``expand`` x the box's longest
+    side, resized to size x size; outside the image is grey."""
     x1, y1, x2, y2 = (float(v) for v in box)
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    side = max(x2 - x1, y2 - y1, 2.0) * CROP_EXPAND
+    side = max(x2 - x1, y2 - y1, 2.0) * expand
     s = size / side
     m = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
     interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR

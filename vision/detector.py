@@ -21,7 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.crops import CROP_SIZE, classifier_input, crop_square
+from vision.crops import CROP_EXPAND, CROP_SIZE, classifier_input, crop_square
 from vision.suits import SuitBalance
 
 #: ``guandan_kind`` metadata of our two model files, and the metadata format version.
@@ -171,6 +171,15 @@ class Detector:
         self.classifier_path = cls_path
         self.class_names: list[str] = json.loads(self.cls_meta["class_names"])
         self.crop_size = int(self.cls_meta.get("crop_size", CROP_SIZE))
+        try:
+            self.crop_expand = float(self.cls_meta.get("crop_expand", CROP_EXPAND))
+        except ValueError:
+            self.crop_expand = math.nan
+        if not 1.0 <= self.crop_expand <= 8.0:
+            raise ModelError(
+                f"{cls_path}: metadata crop_expand {self.cls_meta.get('crop_expand')!r} is not a "
+                "number from 1 to 8 (export the classifier again: guandan train export)"
+            )
         self.cls_size = int(json.loads(self.cls_meta.get("input_size", "[40, 40]"))[0])
         self.conf, self.iou = conf, iou
         self.max_side, self.tile = max_side, tile
@@ -275,7 +284,7 @@ class Detector:
         """Class probabilities (N x len(class_names)) of the crops around ``boxes``."""
         if len(boxes) == 0:
             return np.zeros((0, len(self.class_names)), np.float32)
-        crops = np.stack([crop_square(image, b, self.crop_size) for b in boxes])
+        crops = np.stack([crop_square(image, b, self.crop_size, self.crop_expand) for b in boxes])
         x = classifier_input(crops, self.cls_size)
         if self.rotations == 1:
             probs: np.ndarray = self.cls.run(None, {self.cls_input: x})[0]

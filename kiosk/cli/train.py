@@ -30,6 +30,7 @@ def _train(args: argparse.Namespace) -> int:
         import torch  # noqa: F401
     except ImportError:
         raise ValueError("training needs the train extra: pip install -e '.[train]'") from None
+    from vision.crops import CROP_EXPAND
     from vision.synth.dataset import generate, split_decks
     from vision.train.classifier import train_classifier
     from vision.train.config import load_config
@@ -40,6 +41,7 @@ def _train(args: argparse.Namespace) -> int:
     data = cfg.section("data")
     step = args.step
     include = data.get("decks_include")  # None = every usable deck
+    expand = float(data.get("crop_expand", CROP_EXPAND))  # classifier crop: box side x this
     if step in ("decks", "all"):
         split = split_decks(cfg.path("data", "decks"), include)
         print(f"decks: {len(split['train'])} for training, {len(split['val'])} held out")
@@ -52,6 +54,7 @@ def _train(args: argparse.Namespace) -> int:
             int(data.get("size", 416)),
             int(data.get("workers", 2)),
             include,
+            expand,
         )
         from vision.synth.corners import generate_corners
 
@@ -63,6 +66,7 @@ def _train(args: argparse.Namespace) -> int:
                 n_corners,
                 workers=int(data.get("workers", 2)),
                 include=include,
+                expand=expand,
             )
         n_random = int(data.get("n_corners_random", 0))
         if n_random:
@@ -73,6 +77,7 @@ def _train(args: argparse.Namespace) -> int:
                 seed_base=int(data.get("random_seed_base", 4_000_000)),
                 workers=int(data.get("workers", 2)),
                 random_decks=int(data.get("random_decks", 40)),
+                expand=expand,
             )
         print(f"data: {cfg.path('data', 'scenes')}")
     if step in ("detector", "all"):

@@ -370,3 +370,41 @@ def test_suit_balance_learns_from_the_detectors_own_readings() -> None:
     assert d.suits.readings == n  # the same corners at the same places count once
     assert {x.card for x in again} and all(len(x.card) == 2 for x in again)
     assert Detector().suits is None  # off by default
+
+
+def _classifier_with(tmp_path: Path, crop_expand: str) -> Path:
+    """The shipped models copied to ``tmp_path``, the classifier's ``crop_expand`` rewritten."""
+    import onnx
+
+    (tmp_path / DEFAULT_MODEL.name).write_bytes(DEFAULT_MODEL.read_bytes())
+    model = onnx.load(str(DEFAULT_MODEL.parent / "card-classes.onnx"))
+    for prop in model.metadata_props:
+        if prop.key == "crop_expand":
+            prop.value = crop_expand
+    onnx.save(model, str(tmp_path / "card-classes.onnx"))
+    return tmp_path / DEFAULT_MODEL.name
+
+
+def test_the_classifier_crop_comes_from_its_metadata(tmp_path: Path) -> None:
+    from vision.crops import CROP_EXPAND, crop_square
+
+    shipped = Detector()
+    assert shipped.crop_expand == CROP_EXPAND
+    wide = Detector(_classifier_with(tmp_path, "2.5"))
+    assert wide.crop_expand == 2.5
+    # a white square on grey: the wider crop shows more grey around the same box
+    img = np.full((200, 200, 3), 114, np.uint8)
+    img[80:120, 80:120] = 255
+    box = (80.0, 80.0, 120.0, 120.0)
+    narrow_crop = crop_square(img, box, 48, shipped.crop_expand)
+    wide_crop = crop_square(img, box, 48, wide.crop_expand)
+    assert (wide_crop == 255).all(axis=2).mean() < 0.5 * (narrow_crop == 255).all(axis=2).mean()
+    # and the classifier is fed that crop: the probabilities differ for the same box
+    boxes = np.array([box], np.float32)
+    assert not np.allclose(shipped.classify(img, boxes), wide.classify(img, boxes))
+
+
+@pytest.mark.parametrize("value", ["wide", "0.5", "nan"])
+def test_a_classifier_with_a_bad_crop_expand_is_refused(tmp_path: Path, value: str) -> None:
+    with pytest.raises(ModelError, match=r"card-classes.onnx: metadata crop_expand"):
+        Detector(_classifier_with(tmp_path, value))

@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.crops import crop_square
+from vision.crops import CROP_EXPAND, crop_square
 from vision.synth.decks import CARD_NAMES, Deck
 from vision.synth.scenes import CARD_W_RANGE, _degrade, texture
 
@@ -38,7 +38,9 @@ def _card_matrix(
     return np.array([[c, -s, at[0] - (c * ax - s * ay)], [s, c, at[1] - (s * ax + c * ay)]])
 
 
-def corner_sample(decks: list[Deck], seed: int) -> tuple[np.ndarray, int]:
+def corner_sample(
+    decks: list[Deck], seed: int, expand: float = CROP_EXPAND
+) -> tuple[np.ndarray, int]:
     rng = np.random.default_rng(seed)
     deck = decks[int(rng.integers(len(decks)))]
     label = NONE_CLASS if rng.random() < 0.12 else int(rng.integers(len(CARD_NAMES)))
@@ -101,15 +103,15 @@ def corner_sample(decks: list[Deck], seed: int) -> tuple[np.ndarray, int]:
     sx, sy = np.exp(rng.normal(0, 0.1, 2))
     cx, cy = (bx1 + bx2) / 2 + dx, (by1 + by2) / 2 + dy
     box = (cx - bw * sx / 2, cy - bh * sy / 2, cx + bw * sx / 2, cy + bh * sy / 2)
-    return crop_square(img, box), label
+    return crop_square(img, box, expand=expand), label
 
 
 def _chunk(
-    args: tuple[str, list[str] | None, str, int, int, int],
+    args: tuple[str, list[str] | None, str, int, int, int, float],
 ) -> tuple[np.ndarray, np.ndarray]:
     from vision.synth.dataset import split_decks
 
-    deck_root, include, split, start, count, n_random = args
+    deck_root, include, split, start, count, n_random, expand = args
     if n_random:
         from vision.synth.randdecks import build_random
 
@@ -118,7 +120,7 @@ def _chunk(
         decks = split_decks(Path(deck_root), include)[split]
     xs, ys = [], []
     for seed in range(start, start + count):
-        x, y = corner_sample(decks, seed)
+        x, y = corner_sample(decks, seed, expand)
         xs.append(x)
         ys.append(y)
     return np.stack(xs), np.array(ys, np.int16)
@@ -133,11 +135,14 @@ def generate_corners(
     workers: int = 2,
     include: list[str] | None = None,
     random_decks: int = 0,
+    expand: float = CROP_EXPAND,
 ) -> Path:
     """``n`` corner samples of ``split``'s decks into ``out`` (npz x, y); kept if already there.
     With ``random_decks`` N the samples come from the randomised decks rand-000 .. N-1
     (``vision.synth.randdecks``) instead."""
-    stamp = f"{split} n={n} seed={seed_base}" + (f" random={random_decks}" if random_decks else "")
+    stamp = f"{split} n={n} seed={seed_base} expand={expand}" + (
+        f" random={random_decks}" if random_decks else ""
+    )
     if random_decks:
         from vision.synth.randdecks import build_random
 
@@ -147,10 +152,11 @@ def generate_corners(
             if str(old["stamp"]) == stamp:
                 return out
     step = 500
-    parts_dir = out.with_suffix(".parts")  # finished chunks survive an interruption
+    # finished chunks survive an interruption (one folder per crop size: they hold crops)
+    parts_dir = out.parent / f"{out.stem}.x{expand:g}.parts"
     parts_dir.mkdir(parents=True, exist_ok=True)
     jobs = [
-        (str(deck_root), include, split, seed_base + i, min(step, n - i), random_decks)
+        (str(deck_root), include, split, seed_base + i, min(step, n - i), random_decks, expand)
         for i in range(0, n, step)
         if not (parts_dir / f"{seed_base + i}-{min(step, n - i)}.npz").exists()
     ]

@@ -12,7 +12,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.crops import crop_square
+from vision.crops import CROP_EXPAND, crop_square
 from vision.synth.decks import CARD_NAMES, HELD_OUT, Deck, build_all
 from vision.synth.scenes import IGNORE_BELOW, MIN_VISIBLE, render_scene
 
@@ -72,7 +72,7 @@ def _one(args: tuple[str, int, str, Path, int, list[str] | None]) -> None:
 
 
 def _crops_of(
-    image: np.ndarray, record: dict[str, Any], rng: np.random.Generator
+    image: np.ndarray, record: dict[str, Any], rng: np.random.Generator, expand: float = CROP_EXPAND
 ) -> tuple[list[np.ndarray], list[int]]:
     """Each labelled corner twice with detector-like box noise, plus up to 4 background boxes
     (on pips, art, backs and table; never on a labelled or partly covered index)."""
@@ -82,7 +82,7 @@ def _crops_of(
         if max(x2 - x1, y2 - y1) < MIN_CROP_SIDE:
             continue  # too small to read: would only teach the classifier to guess
         for _ in range(2):
-            crops.append(crop_square(image, _jitter(rng, tuple(c["box"]))))
+            crops.append(crop_square(image, _jitter(rng, tuple(c["box"])), expand=expand))
             labels.append(CARD_NAMES.index(c["card"]))
     taken = [tuple(c["box"]) for c in record["corners"]] + [
         tuple(b) for b in record.get("ignored", [])
@@ -98,7 +98,7 @@ def _crops_of(
             boxes.append((x, y, x + bw, y + bh))
     for box in boxes:
         if all(_overlap(box, t) < 0.1 and _overlap(t, box) < 0.1 for t in taken):
-            crops.append(crop_square(image, _jitter(rng, box)))
+            crops.append(crop_square(image, _jitter(rng, box), expand=expand))
             labels.append(BG_CLASS)
     return crops, labels
 
@@ -118,9 +118,11 @@ def generate(
     size: int = 416,
     workers: int = 2,
     include: list[str] | None = None,
+    expand: float = CROP_EXPAND,
 ) -> None:
     """Render ``n_train`` + ``n_val`` scenes; a rerun renders only the missing ones (a scene is
-    done when its meta file exists), then cuts the classifier crops from the images on disk."""
+    done when its meta file exists), then cuts the classifier crops from the images on disk
+    (squares ``expand`` x the corner box, ``vision.crops.crop_square``)."""
     decks = split_decks(deck_root, include)  # render the decks once, before the workers start
     if not decks["train"] or not decks["val"]:
         raise ValueError(f"decks under {deck_root}: need training and held-out decks, got {decks}")
@@ -137,7 +139,7 @@ def generate(
             with ProcessPoolExecutor(max_workers=workers) as ex:
                 list(ex.map(_one, todo, chunksize=4))
         crops_file = out / f"crops_{split}.npz"
-        stamp = f"{split} n={n}"
+        stamp = f"{split} n={n} expand={expand}"
         if crops_file.exists() and not todo:
             with np.load(crops_file) as old:
                 if str(old["stamp"]) == stamp:
@@ -148,7 +150,8 @@ def generate(
             name = f"{split}_{i:06d}"
             record = json.loads((out / "meta" / split / f"{name}.json").read_text())
             image = cv2.imread(str(out / "images" / split / f"{name}.jpg"))
-            crops, labels = _crops_of(image, record, np.random.default_rng(record["seed"] + 7))
+            rng = np.random.default_rng(record["seed"] + 7)
+            crops, labels = _crops_of(image, record, rng, expand)
             xs.extend(crops)
             ys.extend(labels)
         np.savez(crops_file, x=np.stack(xs), y=np.array(ys, np.int16), stamp=np.array(stamp))

@@ -96,7 +96,7 @@ def export_classifier(cfg: TrainConfig, weights: Path, out: Path, log: Any = pri
             "class_names": json.dumps(list(CLASS_NAMES)),
             "input_size": json.dumps([CLS_SIZE, CLS_SIZE]),
             "crop_size": str(CROP_SIZE),
-            "crop_expand": str(CROP_EXPAND),
+            "crop_expand": str(float(cfg.section("data").get("crop_expand", CROP_EXPAND))),
             "val_acc": f"{float(ck.get('val_acc', float('nan'))):.4f}",
         },
     )
