@@ -233,6 +233,7 @@ class TablePipeline:
         changed_level: float = 22.0,
         changed_px: int = 8,
         hand_mm2: float = 1200.0,
+        roi_margin: float = 80.0,
         tracker_options: dict[str, Any] | None = None,
     ) -> None:
         self.detector = detector
@@ -243,6 +244,7 @@ class TablePipeline:
         self.motion_level, self.motion_px = motion_level, motion_px
         self.changed_level, self.changed_px = changed_level, changed_px
         self.hand_mm2 = hand_mm2
+        self.roi_margin = roi_margin
         self.tracker_options = tracker_options or {}
         self.interpreter = Interpreter()
         self.calibration: Calibration | None = None
@@ -286,8 +288,13 @@ class TablePipeline:
             m = np.zeros((sh, SMALL_W), np.uint8)
             cv2.fillPoly(m, [np.round(poly * scale).astype(np.int32)], 1)
             self._masks[z] = m.astype(bool)
-            x0, y0 = np.floor(poly.min(0)).astype(int) - 40
-            x1, y1 = np.ceil(poly.max(0)).astype(int) + 40
+            # the zone's crop: its bounding box and a margin, so that the cards lying in the zone
+            # are seen whole with room round their corners (``roi_margin`` pixels of a 1280-wide
+            # frame: 40 cut the classifier's crop of a joker's corner lying at the zone's edge,
+            # so the card went unseen; seed 9606, 2026-11-30)
+            pad = int(round(self.roi_margin * w / 1280))
+            x0, y0 = np.floor(poly.min(0)).astype(int) - pad
+            x1, y1 = np.ceil(poly.max(0)).astype(int) + pad
             self._rois[z] = (max(0, x0), max(0, y0), min(w, x1), min(h, y1))
         g = cal.geometry
         table_px = cv2.contourArea(

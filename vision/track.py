@@ -15,9 +15,12 @@ Counting: the two corner indices of one card are ``pair_mm`` apart (from the car
 index position, ~80 mm for a 63 x 88 mm card), so two corners of the same label at about that
 distance are one card; corners of the same label much closer than that are different cards (the
 two decks hold two of each card; a fanned pair shows two top-left indices ~15-30 mm apart).
-Detections of the same corner closer than ``same_mm`` are merged (tile overlaps, double boxes);
+Detections of the same corner closer than ``same_mm`` (10) are merged (tile overlaps, double
+boxes: the two boxes of one joker's corner lay 6.4 mm apart and counted two cards, seed 9406);
 detections scoring under ``min_score`` (corner score x class probability) are ignored, unless
-over ``keep_score`` where the same label scored over ``min_score`` a moment ago (hysteresis).
+over ``keep_score`` where the same label scored over ``min_score`` a moment ago (hysteresis);
+the other detections over ``keep_score`` count only as the second corner of a card whose first
+corner counts (a joker's corner named with less confidence than its twin).
 A ``weak`` detection (a joker the corner stage scored under its floor, ``vision.detector``)
 counts only paired with the card's other corner: a ghost joker in a court card's picture seldom
 comes with a second one a card's diagonal away.
@@ -329,7 +332,7 @@ class Tracker:
         card_mm: tuple[float, float] = (63.0, 88.0),
         index_mm: tuple[float, float] = (6.0, 12.0),
         pair_tol_mm: float = 20.0,
-        same_mm: float = 6.0,
+        same_mm: float = 10.0,
         band_mm: float = 110.0,
         stable_frames: int = 2,
         window: int = 5,
@@ -414,30 +417,41 @@ class Tracker:
             return []
         return self._cluster(dets, self._centres_mm(dets))
 
-    def _cluster(self, dets: Sequence[CardBox], mm: np.ndarray) -> list[SeenCard]:
-        """Card instances of corner detections ``dets`` whose box centres lie at ``mm``."""
+    def _cluster(
+        self, dets: Sequence[CardBox], mm: np.ndarray, partner_only: int = 0
+    ) -> list[SeenCard]:
+        """Card instances of corner detections ``dets`` whose box centres lie at ``mm``; the
+        last ``partner_only`` detections (under the floor) count only as the second corner of a
+        card whose first corner counts."""
         if not dets:
             return []
-        by_label: dict[str, list[tuple[np.ndarray, Alts, bool]]] = {}
-        for d, p in zip(dets, mm, strict=True):
+        first_low = len(dets) - partner_only
+        # per label: (centre, runner-ups, weak, under the floor)
+        by_label: dict[str, list[tuple[np.ndarray, Alts, bool, bool]]] = {}
+        for k, (d, p) in enumerate(zip(dets, mm, strict=True)):
             weak = bool(getattr(d, "weak", False))
-            by_label.setdefault(d.card, []).append((p, tuple(getattr(d, "alts", ())), weak))
+            item = (p, tuple(getattr(d, "alts", ())), weak, k >= first_low)
+            by_label.setdefault(d.card, []).append(item)
         out: list[SeenCard] = []
         for label, pts in by_label.items():
-            # merge double detections of one corner (a sure one before a weak one)
+            # merge double detections of one corner (a sure one before a weak one, either
+            # before one under the floor)
             merged: list[np.ndarray] = []
             alts: list[Alts] = []
             weaks: list[bool] = []
-            for p, a, w in sorted(pts, key=lambda x: x[2]):
+            lows: list[bool] = []
+            for p, a, w, low in sorted(pts, key=lambda x: (x[3], x[2])):
                 if all(np.hypot(*(p - q)) >= self.same_mm for q in merged):
                     merged.append(p)
                     alts.append(a)
-                    weaks.append(w)
+                    weaks.append(w or low)
+                    lows.append(low)
             n = len(merged)
             err = {
                 (i, j): abs(float(np.hypot(*(merged[i] - merged[j]))) - self.pair_mm)
                 for i in range(n)
                 for j in range(i + 1, n)
+                if not (lows[i] and lows[j])
             }
             ok = {k: e for k, e in err.items() if e <= self.pair_tol_mm}
             used: set[int] = set()
@@ -514,11 +528,13 @@ class Tracker:
 
     def _hysteresis(
         self, t: float, detections: Sequence[CardBox]
-    ) -> tuple[list[CardBox], np.ndarray]:
+    ) -> tuple[list[CardBox], np.ndarray, int]:
         """Detections over ``min_score``, plus those over ``keep_score`` where a corner of the
         same label was over ``min_score`` within ``keep_mm`` in the last ``keep_s`` (a corner
         hovering about the floor under camera noise is not lost every other frame); with their
-        centres in table mm."""
+        centres in table mm. Then the other detections over ``keep_score``, and how many: they
+        count only as a card's second corner (:meth:`_cluster`; a joker whose second corner
+        scored 0.19 next to a weak first one, seed 9404)."""
         cand = [d for d in detections if d.score >= self.keep_score]
         mm = self._centres_mm(cand) if cand else np.zeros((0, 2))
         strong = [i for i, d in enumerate(cand) if d.score >= self.min_score]
@@ -534,7 +550,10 @@ class Tracker:
                 for r in recent
             )
         ]
-        return [cand[i] for i in keep], mm[keep]
+        kept = set(keep)
+        rest = [i for i in range(len(cand)) if i not in kept]
+        order = keep + rest
+        return [cand[i] for i in order], mm[order], len(rest)
 
     def _centres_mm(self, dets: Sequence[CardBox]) -> np.ndarray:
         boxes = np.asarray([d.box for d in dets], np.float64).reshape(-1, 4)

@@ -305,3 +305,25 @@ def test_crop_detection_path_of_a_model_detector(video: Path) -> None:
     assert [_key(o) for o in got] == [_key(o) for o in _truth(video)]
     assert pipe.report.to_json()["suit_weights"] == {"S": 0.5, "H": 1.0, "C": 2.0, "D": 1.0}
     assert any(w < SIZE[0] for w, h in crops)  # zones were cropped, not whole frames
+
+
+def test_zone_crops_keep_a_margin_round_the_zone(video: Path) -> None:
+    """Each zone is detected in its own crop: the zone's bounding box plus ``roi_margin`` pixels
+    of a 1280-wide frame (scaled with the frame), clipped to the frame, so a card lying at the
+    zone's edge is seen with its corners whole."""
+    from vision.pipeline import OracleDetector, TablePipeline
+
+    cap = cv2.VideoCapture(str(video))
+    ok, frame = cap.read()
+    assert ok
+    for margin in (40.0, 80.0):
+        pipe = TablePipeline(OracleDetector(f"{video}.oracle.jsonl.gz"), roi_margin=margin)
+        pipe.process(0, 0.0, frame)
+        assert pipe.calibration is not None
+        h, w = frame.shape[:2]
+        pad = round(margin * w / 1280)
+        for zone, (x0, y0, x1, y1) in pipe._rois.items():
+            poly = pipe.calibration.zone_polygon_px(zone)
+            assert x0 == max(0, int(np.floor(poly[:, 0].min())) - pad)
+            assert y1 == min(h, int(np.ceil(poly[:, 1].max())) + pad)
+            assert x1 - x0 <= w and y1 - y0 <= h

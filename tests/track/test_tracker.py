@@ -47,6 +47,25 @@ def test_double_detection_of_one_corner_is_merged() -> None:
     assert len(tr.cards_in(dets)) == 1
 
 
+def test_double_boxes_of_one_corner_seven_mm_apart_are_one_card() -> None:
+    """The detector's passes can box one corner twice a few mm apart (6.4 mm for a joker's
+    corner on seed 9406, which then counted as two jokers); up to ``same_mm`` (10 mm) they are
+    one corner, while a fan's indices (15-30 mm apart) stay separate cards."""
+    from dataclasses import replace
+
+    tr = Tracker(calibration())
+    det = detections([("DK", *S_PLAY, 0.0)])[0]
+    at = tr._centres_mm([det])[0]
+    for px in np.arange(0.5, 40.0, 0.5):
+        x1, y1, x2, y2 = det.box
+        dup = replace(det, box=(x1 + px, y1, x2 + px, y2))
+        gap = float(np.hypot(*(tr._centres_mm([dup])[0] - at)))
+        if gap > 7.0:
+            break
+    assert 7.0 < gap < 10.0
+    assert [(c.card, c.corners) for c in tr.cards_in([det, dup])] == [("DK", 1)]
+
+
 def test_commit_needs_stable_frames_and_ignores_a_flicker() -> None:
     tr = Tracker(calibration(), stable_frames=2, window=2)
     play = detections(fan(["S3", "S4", "S5"], *S_PLAY), hide=fan_hidden(0, 3))
@@ -373,3 +392,35 @@ def test_a_weak_joker_counts_only_with_both_corners() -> None:
     assert [(c.card, c.corners) for c in tr.cards_in(sure)] == [("SB", 1)]
     # a weak and a sure corner of the same card pair up too
     assert [c.corners for c in tr.cards_in([pair[0], replace(pair[1], weak=False)])] == [2]
+
+
+def test_a_corner_under_the_floor_counts_as_the_second_corner_of_a_card() -> None:
+    """A detection between ``keep_score`` and ``min_score`` is no card by itself, but it is the
+    second corner of a card whose first corner counts: a weak joker (counted only with both
+    corners) whose other corner the classifier named with less confidence is a card (seed
+    9404: W's red joker, one corner weak at 0.41, the other at 0.19, late by 1.4 s)."""
+    from dataclasses import replace
+
+    x, y = N_PLAY
+    tl, br = detections([("HR", x, y, 0.4)])
+    weak_tl, low_br = replace(tl, score=0.41, weak=True), replace(br, score=0.19)
+    tr = Tracker(calibration(), min_score=0.25, keep_score=0.12)
+    assert [c.added for c in feed(tr, [[weak_tl, low_br]] * 3)] == [("HR",)]
+    assert [(c.card, c.corners) for c in tr.last_seen] == [("HR", 2)]
+    # either corner alone is no card
+    for alone in ([weak_tl], [low_br]):
+        assert feed(Tracker(calibration(), min_score=0.25, keep_score=0.12), [alone] * 3) == []
+    # two corners under the floor are no card either, nor is one under keep_score
+    low_tl = replace(tl, score=0.19)
+    assert (
+        feed(Tracker(calibration(), min_score=0.25, keep_score=0.12), [[low_tl, low_br]] * 3) == []
+    )
+    faint = replace(br, score=0.1)
+    assert (
+        feed(Tracker(calibration(), min_score=0.25, keep_score=0.12), [[weak_tl, faint]] * 3) == []
+    )
+    # a sure corner with a second under the floor: still one card, now seen by both corners
+    tr2 = Tracker(calibration(), min_score=0.25, keep_score=0.12)
+    sure_tl = replace(tl, score=0.6)
+    assert [c.added for c in feed(tr2, [[sure_tl, low_br]] * 3)] == [("HR",)]
+    assert [(c.card, c.corners) for c in tr2.last_seen] == [("HR", 2)]
