@@ -21,6 +21,8 @@ detections scoring under ``min_score`` (corner score x class probability) are ig
 over ``keep_score`` where the same label scored over ``min_score`` a moment ago (hysteresis);
 the other detections over ``keep_score`` count only as the second corner of a card whose first
 corner counts (a joker's corner named with less confidence than its twin).
+Two corner pairs of one label with one centre are one card (a card with an index in all four
+corners, like plastic's jokers, shows two diagonals).
 A ``weak`` detection (a joker the corner stage scored under its floor, ``vision.detector``)
 counts only paired with the card's other corner: a ghost joker in a court card's picture seldom
 comes with a second one a card's diagonal away.
@@ -455,9 +457,13 @@ class Tracker:
             }
             ok = {k: e for k, e in err.items() if e <= self.pair_tol_mm}
             used: set[int] = set()
+            centres: list[np.ndarray] = []
             for i, j in _best_pairs(n, ok):
                 used |= {i, j}
                 c = (merged[i] + merged[j]) / 2
+                if any(np.hypot(*(c - q)) < self.same_mm for q in centres):
+                    continue  # both diagonals of a card with an index in all four corners
+                centres.append(c)
                 a = _pair_alts(alts[i], alts[j]) if alts[i] or alts[j] else ()
                 axes = self._axes(merged[i], merged[j])
                 out.append(

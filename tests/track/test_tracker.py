@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.observations import Observation
-from tests.track.helpers import calibration, detections, fan, fan_hidden
+from tests.track.helpers import Det, calibration, detections, fan, fan_hidden
 from vision.track import Change, Interpreter, Tracker
 
 S_PLAY = (450.0, 700.0)
@@ -424,3 +424,25 @@ def test_a_corner_under_the_floor_counts_as_the_second_corner_of_a_card() -> Non
     sure_tl = replace(tl, score=0.6)
     assert [c.added for c in feed(tr2, [[sure_tl, low_br]] * 3)] == [("HR",)]
     assert [(c.card, c.corners) for c in tr2.last_seen] == [("HR", 2)]
+
+
+def test_a_card_with_an_index_in_all_four_corners_counts_once() -> None:
+    """Some jokers (plastic's) carry their index in all four corners: the two diagonals are two
+    corner pairs with one centre, one card (they counted two: seed 9607, SB read as SB SB); two
+    such cards fanned 17 mm apart stay two."""
+    cal = calibration()
+
+    def four(card: str, x: float, y: float) -> list[Det]:
+        out = []
+        for dx, dy in ((-25.5, -32.0), (25.5, -32.0), (25.5, 32.0), (-25.5, 32.0)):
+            px = cal.to_image([(x + dx, y + dy)])[0]
+            out.append(Det(card, (px[0] - 6, px[1] - 6, px[0] + 6, px[1] + 6)))
+        return out
+
+    tr = Tracker(calibration())
+    x, y = S_PLAY
+    assert [(c.card, c.corners) for c in tr.cards_in(four("SB", x, y))] == [("SB", 2)]
+    # two of them, fanned (the lower card's right-hand corners covered by the upper card)
+    lower = [d for i, d in enumerate(four("SB", x - 17, y)) if i in (0, 3)]
+    seen = tr.cards_in(lower + four("SB", x, y))
+    assert Counter(c.card for c in seen) == Counter({"SB": 2})
