@@ -46,7 +46,9 @@ the camera's reading of the trick before) keeps its penalty but is flagged ``rev
 not count towards the pair's limit until the referee marks it (a ``foul`` observation): a
 misread must not end a match by itself. A play judged illegal as read is also looked at again
 when the table plays on as if it were legal, and a camera's play out of turn when the table
-played on as if the seats before it had passed (``HINDSIGHT_WINDOW``).
+played on as if the seats before it had passed (``HINDSIGHT_WINDOW``). A small joker (pair) that
+the others passed, then a clearing and a lead by the seat that was on turn: that seat played the
+only answer short of a bomb, the big joker (pair), and the camera missed it (``_won_unseen``).
 
 Three counted fouls by a pair (``fouls.limit``): ``match_lost`` ends the match for the opponents,
 ``deal_lost`` scores the deal as a forfeit (``MatchState.after_forfeit``).
@@ -68,7 +70,7 @@ from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import Any, Final, NamedTuple
 
-from engine.cards import BIG_JOKER, DISTINCT, Card, parse_card, sort_cards
+from engine.cards import BIG_JOKER, DISTINCT, SMALL_JOKER, Card, parse_card, sort_cards
 from engine.combos import Combo, ComboRules, classify
 from engine.deal import (
     SEATS,
@@ -166,6 +168,13 @@ _HINDSIGHT_SUSPECTS: Final = 3
 _HINDSIGHT_TRIES: Final = 8
 #: fouls that show the table played on differently from the referee's reading
 _CLASH_FOULS: Final = frozenset({"illegal_play", "out_of_turn"})
+#: observations that move the turn or end the trick (``Referee._won_unseen``)
+_TURN_OBS: Final = frozenset({"played", "pass", "trick_cleared", "deal_start"})
+#: tricks with one answer short of a bomb: the small joker (pair) is beaten only by the big one
+_ONLY_ANSWER: Final[Mapping[tuple[Card, ...], tuple[Card, ...]]] = {
+    (SMALL_JOKER,): (BIG_JOKER,),
+    (SMALL_JOKER, SMALL_JOKER): (BIG_JOKER, BIG_JOKER),
+}
 
 
 def _missed_cards(cards: Sequence[Card]) -> list[tuple[Card | None, float]]:
@@ -1153,6 +1162,10 @@ class Referee:
                 if fixed is not None:
                     self._suspects = self._suspects_after(k)
                     return fixed
+            fixed = self._won_unseen(idx, obs.t)
+            if fixed is not None:
+                self._suspects = []
+                return fixed
             fixed = self._gone(obs.t)
             if fixed is not None:
                 self._suspects = []
@@ -1271,6 +1284,71 @@ class Referee:
                 "correction",
                 replaces=self._effective[pos].id,
                 replacement=(*head, o),
+                extra={"reason": why},
+            )
+        )
+
+    def _won_unseen(self, idx: int, t: float) -> list[Event] | None:
+        """The seat on turn answered a small joker with the big one (or a pair of small jokers
+        with the big pair), the only answers short of a bomb, and the camera missed it: the
+        others passed (ignored, that seat being on turn by the referee's reading), the table
+        cleared the trick and that seat leads (observation ``idx``, a clash). Taken so, with
+        the answer as the cards, when the continuation then has ``HINDSIGHT_GAIN`` fewer
+        clashes: a correction inserting the play (``camera`` empty: nothing was read)."""
+        o = self._obs[idx]
+        if o.type != "played" or o.seat is None:
+            return None
+        c = next(
+            (j for j in range(idx - 1, -1, -1) if self._obs[j].type in _TURN_OBS),
+            None,
+        )
+        if c is None or self._obs[c].type != "trick_cleared":
+            return None
+        d = self._core_before(c)._live_deal()
+        if d is None or d.turn != o.seat or d.top is None or d.owner is None:
+            return None
+        answer = _ONLY_ANSWER.get(tuple(d.top.cards))
+        if answer is None or d.counts[o.seat] < len(answer):
+            return None
+        top = next(
+            (
+                self._origin[i]
+                for i in range(len(self._effective) - 1, -1, -1)
+                if self._origin[i] < c
+                and self._effective[i].type == "play"
+                and self._effective[i].data.get("seat") == d.owner
+            ),
+            None,
+        )
+        if top is None:
+            return None
+        k = top + 1  # the seat came on turn with the observation after the top's play
+        pos = next((i for i, origin in enumerate(self._origin) if origin == k), None)
+        now = self._clashes_since(k, _strain)
+        if pos is None or now < HINDSIGHT_GAIN:
+            return None
+        text = " ".join(str(x) for x in answer)
+        why = (
+            f"{o.seat} leads after the table cleared {d.owner}'s "
+            f"{' '.join(str(x) for x in d.top.cards)} that the others passed: {o.seat} played "
+            f"{text}, the only answer short of a bomb, and the camera did not see it"
+        )
+        play = Observation(
+            self._obs[k].t,
+            "played",
+            seat=o.seat,
+            cards=answer,
+            extra={"camera": [], "reread": why},
+        )
+        left = self._continuation_clashes(self._core_before(k), k, [play, self._obs[k]], _strain)
+        if left > now - HINDSIGHT_GAIN:
+            return None
+        return self._correct(
+            Observation(
+                t,
+                "correction",
+                replaces=self._effective[pos].id,
+                replacement=(play, self._obs[k]),
                 extra={"reason": why},
             )
         )
