@@ -15,8 +15,9 @@ Counting: the two corner indices of one card are ``pair_mm`` apart (from the car
 index position, ~80 mm for a 63 x 88 mm card), so two corners of the same label at about that
 distance are one card; corners of the same label much closer than that are different cards (the
 two decks hold two of each card; a fanned pair shows two top-left indices ~15-30 mm apart).
-Detections of the same corner closer than ``same_mm`` (10) are merged (tile overlaps, double
-boxes: the two boxes of one joker's corner lay 6.4 mm apart and counted two cards, seed 9406);
+Detections of the same corner closer than ``same_mm`` (8) are merged (tile overlaps, double
+boxes: the two boxes of one joker's corner lay 6.4 mm apart and counted two cards, seed 9406;
+at 10 the top-left indices of two red jokers fanned ~10 mm apart merged, seed 9208);
 detections scoring under ``min_score`` (corner score x class probability) are ignored, unless
 over ``keep_score`` where the same label scored over ``min_score`` a moment ago (hysteresis);
 the other detections over ``keep_score`` count only as the second corner of a card whose first
@@ -334,7 +335,7 @@ class Tracker:
         card_mm: tuple[float, float] = (63.0, 88.0),
         index_mm: tuple[float, float] = (6.0, 12.0),
         pair_tol_mm: float = 20.0,
-        same_mm: float = 10.0,
+        same_mm: float = 8.0,
         band_mm: float = 110.0,
         stable_frames: int = 2,
         window: int = 5,

@@ -49,8 +49,8 @@ def test_double_detection_of_one_corner_is_merged() -> None:
 
 def test_double_boxes_of_one_corner_seven_mm_apart_are_one_card() -> None:
     """The detector's passes can box one corner twice a few mm apart (6.4 mm for a joker's
-    corner on seed 9406, which then counted as two jokers); up to ``same_mm`` (10 mm) they are
-    one corner, while a fan's indices (15-30 mm apart) stay separate cards."""
+    corner on seed 9406, which then counted as two jokers); up to ``same_mm`` (8 mm) they are
+    one corner, while a fan's indices (10-30 mm apart) stay separate cards."""
     from dataclasses import replace
 
     tr = Tracker(calibration())
@@ -62,8 +62,14 @@ def test_double_boxes_of_one_corner_seven_mm_apart_are_one_card() -> None:
         gap = float(np.hypot(*(tr._centres_mm([dup])[0] - at)))
         if gap > 7.0:
             break
-    assert 7.0 < gap < 10.0
+    assert 7.0 < gap < 8.0
     assert [(c.card, c.corners) for c in tr.cards_in([det, dup])] == [("DK", 1)]
+    # two copies fanned tightly, 10 mm apart: two cards
+    for px in np.arange(0.5, 60.0, 0.5):
+        far = replace(det, box=(x1 + px, y1, x2 + px, y2))
+        if float(np.hypot(*(tr._centres_mm([far])[0] - at))) > 10.0:
+            break
+    assert [(c.card, c.corners) for c in tr.cards_in([det, far])] == [("DK", 1), ("DK", 1)]
 
 
 def test_commit_needs_stable_frames_and_ignores_a_flicker() -> None:
