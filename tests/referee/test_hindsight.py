@@ -557,19 +557,26 @@ def test_no_swap_that_leaves_the_play_a_third_copy() -> None:
     assert [f["kind"] for f in t.fouls()] == ["duplicate_card"]
 
 
+def passed_and_cleared(lead: str, leads_next: str) -> Table:
+    """S leads ``lead``; E (on turn) is never seen; N, W and S pass; the table clears the trick
+    and ``leads_next`` leads D3."""
+    t = Table()
+    start(t)
+    cam(t, "S", lead)
+    for s in "NWS":
+        t.pass_(s)
+    t.do("trick_cleared")
+    cam(t, leads_next, "D3")
+    return t
+
+
 def test_a_big_joker_the_camera_missed_is_inferred_when_its_player_leads_next() -> None:
     """S leads the small joker; E answers with the big one, which the camera never sees. N, W
     and S pass (ignored: E is on turn for the referee), the table clears the trick and E leads.
     The big joker is the only answer short of a bomb, so E played it: a correction inserts it
     (``camera`` empty) and the rest fits. A lead by anyone else leaves the record alone."""
-    t = Table()
-    start(t)
-    cam(t, "S", "SB")
-    for s in "NWS":
-        t.pass_(s)
-    t.do("trick_cleared")
-    out = cam(t, "E", "D3")
-    (corr,) = [e for e in out if e.type == "correction"]
+    t = passed_and_cleared("SB", "E")
+    (corr,) = t.of("correction")
     assert "E played HR, the only answer short of a bomb" in corr["reason"]
     plays = in_effect(t, "play")
     assert [(p["seat"], p["cards"]) for p in plays] == [
@@ -581,21 +588,10 @@ def test_a_big_joker_the_camera_missed_is_inferred_when_its_player_leads_next() 
     assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
     assert t.deal.counts["E"] == 25 and t.deal.turn == "N"
     assert fold(t.ref.events, t.profile) == t.ref.state
-    # the same, but N leads after the clearing: E did not win, nothing is inferred
-    t2 = Table()
-    start(t2)
-    cam(t2, "S", "SB")
-    for s in "NWS":
-        t2.pass_(s)
-    t2.do("trick_cleared")
-    cam(t2, "N", "D3")
-    assert not any("the only answer" in str(e.data.get("reason")) for e in t2.of("correction"))
-    # a single that other cards beat (an ace) is not guessed at
-    t3 = Table()
-    start(t3)
-    cam(t3, "S", "SA")
-    for s in "NWS":
-        t3.pass_(s)
-    t3.do("trick_cleared")
-    cam(t3, "E", "D3")
-    assert not any("the only answer" in str(e.data.get("reason")) for e in t3.of("correction"))
+    # N leads after the clearing (E did not win), or the lead was an ace (other cards beat
+    # it): nothing is inferred
+    for lead, leads_next in (("SB", "N"), ("SA", "E")):
+        again = passed_and_cleared(lead, leads_next)
+        assert not any(
+            "the only answer" in str(e.data.get("reason")) for e in again.of("correction")
+        )
