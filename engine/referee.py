@@ -1294,9 +1294,10 @@ class Referee:
         others passed (ignored, that seat being on turn by the referee's reading), the table
         cleared the trick and that seat leads (observation ``idx``, a clash). Taken so, with
         the answer as the cards, when the continuation then has ``HINDSIGHT_GAIN`` fewer
-        clashes: a correction inserting the play (``camera`` empty: nothing was read)."""
+        clashes: a correction inserting the play (``camera`` empty: nothing was read). Only
+        when that lead is a camera reading (a person's entry is not second-guessed)."""
         o = self._obs[idx]
-        if o.type != "played" or o.seat is None:
+        if o.type != "played" or o.seat is None or not o.doubts:
             return None
         c = next(
             (j for j in range(idx - 1, -1, -1) if self._obs[j].type in _TURN_OBS),

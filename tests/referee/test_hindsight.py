@@ -557,16 +557,19 @@ def test_no_swap_that_leaves_the_play_a_third_copy() -> None:
     assert [f["kind"] for f in t.fouls()] == ["duplicate_card"]
 
 
-def passed_and_cleared(lead: str, leads_next: str) -> Table:
+def passed_and_cleared(lead: str, leads_next: str, camera: bool = True) -> Table:
     """S leads ``lead``; E (on turn) is never seen; N, W and S pass; the table clears the trick
-    and ``leads_next`` leads D3."""
+    and ``leads_next`` leads D3 (read by the camera, or entered by a person)."""
     t = Table()
     start(t)
     cam(t, "S", lead)
     for s in "NWS":
         t.pass_(s)
     t.do("trick_cleared")
-    cam(t, leads_next, "D3")
+    if camera:
+        cam(t, leads_next, "D3")
+    else:
+        t.play(leads_next, "D3")
     return t
 
 
@@ -588,10 +591,10 @@ def test_a_big_joker_the_camera_missed_is_inferred_when_its_player_leads_next() 
     assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
     assert t.deal.counts["E"] == 25 and t.deal.turn == "N"
     assert fold(t.ref.events, t.profile) == t.ref.state
-    # N leads after the clearing (E did not win), or the lead was an ace (other cards beat
-    # it): nothing is inferred
-    for lead, leads_next in (("SB", "N"), ("SA", "E")):
-        again = passed_and_cleared(lead, leads_next)
+    # N leads after the clearing (E did not win), the lead was an ace (other cards beat it),
+    # or E's lead is a person's entry: nothing is inferred
+    for lead, leads_next, camera in (("SB", "N", True), ("SA", "E", True), ("SB", "E", False)):
+        again = passed_and_cleared(lead, leads_next, camera)
         assert not any(
             "the only answer" in str(e.data.get("reason")) for e in again.of("correction")
         )
