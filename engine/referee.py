@@ -1250,7 +1250,7 @@ class Referee:
         seen). Taken as passes when the continuation then has ``HINDSIGHT_GAIN`` fewer clashes:
         a correction of the out-of-turn foul with the passes and the play."""
         o = self._obs[k]
-        pos = next((i for i, origin in enumerate(self._origin) if origin == k), None)
+        pos = self._first_pos(k)
         now = self._clashes_since(k)
         if o.seat is None or pos is None or now < HINDSIGHT_GAIN:
             return None
@@ -1311,20 +1311,11 @@ class Referee:
         answer = _ONLY_ANSWER.get(tuple(d.top.cards))
         if answer is None or d.counts[o.seat] < len(answer):
             return None
-        top = next(
-            (
-                self._origin[i]
-                for i in range(len(self._effective) - 1, -1, -1)
-                if self._origin[i] < c
-                and self._effective[i].type == "play"
-                and self._effective[i].data.get("seat") == d.owner
-            ),
-            None,
-        )
+        top = self._last_play(d.owner, d.number, c)
         if top is None:
             return None
-        k = top + 1  # the seat came on turn with the observation after the top's play
-        pos = next((i for i, origin in enumerate(self._origin) if origin == k), None)
+        k = self._origin[top] + 1  # the seat came on turn with the observation after the top
+        pos = self._first_pos(k)
         now = self._clashes_since(k, _strain)
         if pos is None or now < HINDSIGHT_GAIN:
             return None
@@ -1497,12 +1488,13 @@ class Referee:
             )
         return None
 
-    def _last_camera_play(
-        self, seat: str, deal: int, before: int, legal_only: bool = True
-    ) -> int | None:
+    def _first_pos(self, k: int) -> int | None:
+        """Position in the effective log of the first event of observation ``k``."""
+        return next((i for i, origin in enumerate(self._origin) if origin == k), None)
+
+    def _last_play(self, seat: str, deal: int, before: int) -> int | None:
         """Position in the effective log of ``seat``'s last play in ``deal`` before observation
-        ``before``, when it is a camera reading (a legal one with ``legal_only``) not already
-        taken as the seat's last."""
+        ``before``."""
         for i in range(len(self._effective) - 1, -1, -1):
             e = self._effective[i]
             if self._origin[i] >= before:
@@ -1510,15 +1502,25 @@ class Referee:
             if e.deal != deal:
                 return None
             if e.type == "play" and e.data["seat"] == seat:
-                o = self._obs[self._origin[i]]
-                ok = (
-                    o.doubts
-                    and (e.data.get("legal") is not False or not legal_only)
-                    and not e.data.get("unseen")
-                    and not o.extra.get("not_last")
-                )
-                return i if ok else None
+                return i
         return None
+
+    def _last_camera_play(
+        self, seat: str, deal: int, before: int, legal_only: bool = True
+    ) -> int | None:
+        """:meth:`_last_play`, when it is a camera reading (a legal one with ``legal_only``)
+        not already taken as the seat's last."""
+        i = self._last_play(seat, deal, before)
+        if i is None:
+            return None
+        e, o = self._effective[i], self._obs[self._origin[i]]
+        ok = (
+            o.doubts
+            and (e.data.get("legal") is not False or not legal_only)
+            and not e.data.get("unseen")
+            and not o.extra.get("not_last")
+        )
+        return i if ok else None
 
     def _gone_at_end(self, idx: int, t: float) -> list[Event] | None:
         """The table ended the deal (a new deal started, or the trick was cleared with a seat
