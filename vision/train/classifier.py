@@ -73,7 +73,11 @@ def build_model(n_classes: int = len(CLASS_NAMES)) -> Any:
             return self.rank(f), self.suit(f)
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            r, s = self.heads(x)
+            return self.from_features(self.features(x))
+
+        def from_features(self, f: torch.Tensor) -> torch.Tensor:
+            """Log-probabilities of the 55 classes from the 160-d embedding (``features``)."""
+            r, s = self.rank(f), self.suit(f)
             lr, ls = torch.log_softmax(r, 1), torch.log_softmax(s, 1)
             # suit-major, like CARD_NAMES
             cards = (ls[:, :, None] + lr[:, None, :13]).reshape(-1, 52)

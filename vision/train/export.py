@@ -72,8 +72,11 @@ def export_classifier(cfg: TrainConfig, weights: Path, out: Path, log: Any = pri
             super().__init__()
             self.inner = inner
 
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return torch.exp(self.inner(x))  # the model gives log-probabilities
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            f = self.inner.features(x)
+            # the model gives log-probabilities; the embedding is what deck enrolment
+            # (vision/enrol.py) compares
+            return torch.exp(self.inner.from_features(f)), f
 
     out.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, CLS_SIZE, CLS_SIZE)
@@ -82,8 +85,8 @@ def export_classifier(cfg: TrainConfig, weights: Path, out: Path, log: Any = pri
         (dummy,),
         str(out),
         input_names=["crops"],
-        output_names=["probs"],
-        dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}},
+        output_names=["probs", "features"],
+        dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}, "features": {0: "n"}},
         opset_version=17,
         dynamo=False,
     )
@@ -102,3 +105,25 @@ def export_classifier(cfg: TrainConfig, weights: Path, out: Path, log: Any = pri
     )
     log(f"export: classifier -> {out} ({out.stat().st_size / 1e6:.2f} MB)")
     return out
+
+
+def add_features_output(path: Path, log: Any = print) -> bool:
+    """Give a classifier exported before 2026-11-30 its ``features`` output (the 160-d embedding
+    the two heads read; deck enrolment compares it), without retraining: the tensor that feeds
+    the rank head's Gemm becomes a second graph output. Returns False if it already has one."""
+    import onnx
+
+    model = onnx.load(str(path))
+    if any(o.name == "features" for o in model.graph.output):
+        return False
+    feeds = [n.input[0] for n in model.graph.node if n.op_type == "Gemm" and "rank" in n.input[1]]
+    if len(feeds) != 1:
+        raise ValueError(f"{path}: no single rank-head Gemm found; export it again instead")
+    model.graph.node.append(onnx.helper.make_node("Identity", [feeds[0]], ["features"]))
+    model.graph.output.append(
+        onnx.helper.make_tensor_value_info("features", onnx.TensorProto.FLOAT, ["n", None])
+    )
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    log(f"export: {path} now also gives 'features'")
+    return True
