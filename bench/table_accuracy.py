@@ -24,7 +24,11 @@ figures are those of calibration + motion + tracking + interpretation; ``--detec
 models/card-corners.onnx (skipped with a message when it is not shipped).
 
     python bench/table_accuracy.py --games 10 [--deals 1] [--seed 9001] [--detector oracle]
-        [--mischief 0.01] [--fouls-limit N] [--keep DIR]
+        [--mischief 0.01] [--fouls-limit N] [--keep DIR] [--enrol] [--decks D1,D2]
+
+``--enrol`` (with ``--detector model``) first enrols each game's deck as a referee would
+(vision/enrol.py; the shots rendered on a table of their own, seed + 500,000) and reads the game
+with that deck profile.
 """
 
 from __future__ import annotations
@@ -56,8 +60,33 @@ def _key(o: Observation) -> tuple[str, str | None, tuple[str, ...]]:
     return (o.type, o.seat, tuple(sorted(str(c) for c in o.cards)))
 
 
+#: enrolment tables are seeded apart from the games' (a table of their own: camera, felt, light)
+ENROL_SEED_OFFSET = 500_000
+
+
+def enrol_deck(deck: str, seed: int, tmp: Path) -> object:
+    """The deck enrolled as a referee would (vision/enrol.py): its shots rendered on a table of
+    their own, read by the shipped models as `guandan vision enrol` reads them."""
+    import cv2
+
+    from vision.detector import Detector
+    from vision.enrol import enrol
+    from vision.synth.video import render_enrolment
+
+    shots = render_enrolment(tmp / f"enrol-{deck}-{seed}", seed=seed + ENROL_SEED_OFFSET, deck=deck)
+    det = Detector(pyramid=(1.0, 1.5), rotations=4)
+    return enrol(det, [(cv2.imread(str(p)), kind) for p, kind in shots], name=deck)
+
+
 def game(
-    seed: int, deals: int, deck: str, detector: str, profile: str, mischief: float, tmp: Path
+    seed: int,
+    deals: int,
+    deck: str,
+    detector: str,
+    profile: str,
+    mischief: float,
+    tmp: Path,
+    enrolled: bool = False,
 ) -> dict[str, object]:
     from kiosk.replay import replay
     from vision.synth.video import render_game
@@ -82,7 +111,8 @@ def game(
     truth = info.observations
     ref = Referee(prof)
     ref.feed_all(truth)
-    res = replay(out, profile=prof, detector=detector)
+    deck_profile = enrol_deck(info.deck, seed, tmp) if enrolled else None
+    res = replay(out, profile=prof, detector=detector, deck=deck_profile)
     # the events in effect: a correction (the referee's second look at a play, or a person's)
     # replaces the events from the one it names on
     effective = effective_events(res.events)
@@ -145,6 +175,7 @@ def game(
         "corrections": sum(1 for e in res.events if e.type == "correction"),
         "gaps": len(rep.gaps),
         "suit_weights": rep.suit_weights,
+        "enrol_weight": None if deck_profile is None else str(deck_profile.weight),  # type: ignore[attr-defined]
         "warnings": rep.warnings,
     }
 
@@ -160,6 +191,16 @@ def main() -> int:
     ap.add_argument("--profile", default="standard")
     ap.add_argument("--mischief", type=float, default=0.02, help="foul rate (exposed cards etc.)")
     ap.add_argument(
+        "--enrol",
+        action="store_true",
+        help="with --detector model: enrol each game's deck first (its shots rendered on a "
+        "table of their own) and read with the profile (vision/enrol.py)",
+    )
+    ap.add_argument(
+        "--decks",
+        help="only the games whose deck is in this comma-separated list (seeds keep their deck)",
+    )
+    ap.add_argument(
         "--keep",
         help="keep the rendered games here; a rerun with the same arguments reuses them",
     )
@@ -170,6 +211,11 @@ def main() -> int:
         "must not end its deals on fouls)",
     )
     args = ap.parse_args()
+    if args.enrol and args.detector != "model":
+        raise SystemExit("--enrol needs --detector model (the oracle reads no cards)")
+    only = set(args.decks.split(",")) if args.decks else None
+    if only and not only <= set(EVAL_DECKS):
+        raise SystemExit(f"--decks: choose from {', '.join(EVAL_DECKS)}")
     if args.detector == "model":
         from vision.detector import DEFAULT_MODEL
 
@@ -192,8 +238,17 @@ def main() -> int:
             args.profile = str(lenient)
         for i in range(args.games):
             deck = EVAL_DECKS[i % len(EVAL_DECKS)]
+            if only and deck not in only:
+                continue
             row = game(
-                args.seed + i, args.deals, deck, args.detector, args.profile, args.mischief, tmp
+                args.seed + i,
+                args.deals,
+                deck,
+                args.detector,
+                args.profile,
+                args.mischief,
+                tmp,
+                args.enrol,
             )
             lat = row.pop("latency")
             assert isinstance(lat, list)
@@ -207,7 +262,12 @@ def main() -> int:
     plays, matched = total("plays"), total("plays_matched")
     lats = sorted(x for _, lat in rows for x in lat)
     secs = sum(float(str(r["pipeline_s"])) for r, _ in rows)
-    common = {"detector": args.detector, "games": args.games, "deals_per_game": args.deals}
+    common = {
+        "detector": args.detector,
+        "games": len(rows),
+        "deals_per_game": args.deals,
+        "enrolled": args.enrol,
+    }
     pct = round(100.0 * matched / max(plays, 1), 3)
     emit(figure="plays_exact_pct", value=pct, plays=plays, target=99.5, **common)
     # per deck design: the held-out decks differ in kind (guyenne-classic's court cards carry no

@@ -48,12 +48,14 @@ def observations_from_video(
     *,
     report: ReplayReport | None = None,
     on_gap: Callable[[Any], None] | None = None,
+    deck: Any = None,
     **options: Any,
 ) -> Iterator[Observation]:
     """Observations of a recorded game, in order, as the frames are read.
 
     ``calibration``: a Calibration, a calibration JSON path, or None (calibrate from the video's
-    first frames where all four markers show). ``detector``: see :func:`resolve_detector`.
+    first frames where all four markers show). ``detector``: see :func:`resolve_detector`;
+    ``deck``: an enrolled deck profile (vision/enrol.py) it reads with.
     ``report`` (a :class:`ReplayReport`) is filled in as the video is read: frames, speed,
     unreadable stretches (``gaps``), calibration problems (``warnings``). Raises
     ``hardware.camera.CameraError`` (a ValueError) when the file cannot be opened at all."""
@@ -70,7 +72,7 @@ def observations_from_video(
 
     start = time.perf_counter()
     with FileCamera(path, on_gap=gap) as cam:  # a missing or unreadable file fails here first
-        det = resolve_detector(detector, path)
+        det = resolve_detector(detector, path, deck)
         cal = _load_calibration(calibration)
         pipe = TablePipeline(det, cal, report=rep, **options)
         fps = cam.fps
@@ -185,6 +187,7 @@ def replay_command(args: Any) -> int:
         calibration=args.calibration,
         detector=args.detector,
         table=args.table,
+        deck=getattr(args, "deck", None),
     )
     rep = result.report
     _write(out, [dump_event(e) for e in result.events])

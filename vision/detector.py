@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.crops import CROP_EXPAND, CROP_SIZE, classifier_input, crop_square
+from vision.enrol import DeckProfile, EnrolError, classifier_id
 from vision.suits import SuitBalance
 
 #: ``guandan_kind`` metadata of our two model files, and the metadata format version.
@@ -161,6 +162,7 @@ class Detector:
         joker_power: float = 1.0,
         joker_weak_below: float | None = None,
         suit_balance: bool = False,
+        deck: DeckProfile | str | Path | None = None,
     ) -> None:
         self.model_path = Path(model) if model else DEFAULT_MODEL
         self.det, self.det_meta = _session(self.model_path, "detector", threads)
@@ -212,6 +214,15 @@ class Detector:
         self.suits = SuitBalance(self.class_names) if suit_balance else None
         self.det_input = self.det.get_inputs()[0].name
         self.cls_input = self.cls.get_inputs()[0].name
+        #: the classifier's embedding output (exported since 2026-11-30; older files get it with
+        #: ``vision.train.export.add_features_output``): what deck enrolment compares
+        self.has_features = any(o.name == "features" for o in self.cls.get_outputs())
+        self.classifier_id = classifier_id(cls_path)
+        #: an enrolled deck design (vision/enrol.py): corners are named by their similarity to
+        #: its prototypes within the probability the classifier gives the enrolled cards
+        self.deck: DeckProfile | None = None
+        if deck is not None:
+            self.use_deck(deck)
         shape = self.det.get_inputs()[0].shape
         self.fixed_hw: tuple[int, int] | None = (
             (int(shape[2]), int(shape[3])) if all(isinstance(s, int) for s in shape[2:]) else None
@@ -279,11 +290,60 @@ class Detector:
         keep = nms(boxes, scores, self.iou) if len(scores) else []
         return boxes[keep], scores[keep]
 
+    def use_deck(self, deck: DeckProfile | str | Path | None) -> None:
+        """Read with this enrolled deck design from now on (None: without one)."""
+        if deck is None:
+            self.deck = None
+            return
+        where = ""
+        if not isinstance(deck, DeckProfile):
+            where = str(deck)
+            deck = DeckProfile.load(deck)
+        if not self.has_features:
+            raise ModelError(
+                f"{self.classifier_path}: this classifier has no 'features' output, which a deck "
+                "profile needs (python -c 'from vision.train.export import add_features_output')"
+            )
+        dims = int(self.cls.get_outputs()[1].shape[1] or deck.prototypes.shape[1])
+        deck.check(self.classifier_id, dims, where)
+        unknown = [c for c in deck.cards if c not in self.class_names]
+        if unknown:
+            raise EnrolError(f"{where or deck.name}: cards {unknown} are not this model's classes")
+        self.deck = deck
+
     # -- classifier stage ------------------------------------------------------------------
+    def classify_with_features(
+        self, image: np.ndarray, boxes: np.ndarray, rotations: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The classifier's own probabilities and its embedding (unit rows, averaged over the
+        quarter turns like the log-probabilities) of the crops around ``boxes``."""
+        if not self.has_features:
+            raise ModelError(f"{self.classifier_path}: this classifier has no 'features' output")
+        rot = self.rotations if rotations is None else rotations
+        if len(boxes) == 0:
+            dims = int(self.cls.get_outputs()[1].shape[1] or 0)
+            return np.zeros((0, len(self.class_names)), np.float32), np.zeros((0, dims), np.float32)
+        crops = np.stack([crop_square(image, b, self.crop_size, self.crop_expand) for b in boxes])
+        x = classifier_input(crops, self.cls_size)
+        turns = (0,) if rot == 1 else (0, 2) if rot == 2 else (0, 1, 2, 3)
+        batch = np.concatenate([np.rot90(x, k, (2, 3)) for k in turns])
+        probs, feats = self.cls.run(None, {self.cls_input: np.ascontiguousarray(batch)})
+        n = len(x)
+        logp = np.log(probs.reshape(len(turns), n, -1) + 1e-9).mean(axis=0)
+        p = np.exp(logp)
+        f = feats.reshape(len(turns), n, -1)
+        f = f / (np.linalg.norm(f, axis=2, keepdims=True) + 1e-9)
+        f = f.mean(axis=0)
+        f /= np.linalg.norm(f, axis=1, keepdims=True) + 1e-9
+        return np.asarray(p / p.sum(axis=1, keepdims=True), np.float32), f.astype(np.float32)
+
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """Class probabilities (N x len(class_names)) of the crops around ``boxes``."""
         if len(boxes) == 0:
             return np.zeros((0, len(self.class_names)), np.float32)
+        if self.deck is not None:
+            probs, feats = self.classify_with_features(image, boxes)
+            return self.deck.reweigh(probs, feats, self.class_names)
         crops = np.stack([crop_square(image, b, self.crop_size, self.crop_expand) for b in boxes])
         x = classifier_input(crops, self.cls_size)
         if self.rotations == 1:

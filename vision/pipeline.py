@@ -136,9 +136,22 @@ PIPELINE_DETECTOR: dict[str, Any] = {
 }
 
 
-def resolve_detector(detector: Any, video: str | Path | None = None) -> Any:
+def resolve_detector(detector: Any, video: str | Path | None = None, deck: Any = None) -> Any:
     """``None``/"auto": the shipped model when models/ has it, else the video's oracle labels;
-    "model"; "oracle"; a path to a ``.onnx`` or an ``.oracle.jsonl.gz``; or a detector object."""
+    "model"; "oracle"; a path to a ``.onnx`` or an ``.oracle.jsonl.gz``; or a detector object.
+    ``deck``: an enrolled deck design (vision/enrol.py: a profile or its JSON path) for a model
+    detector to read with; an oracle (which reads nothing) refuses it."""
+    det = _resolve_detector(detector, video)
+    if deck is not None:
+        if not hasattr(det, "use_deck"):
+            raise PipelineError(
+                f"a deck profile ({deck}) needs the model detector, not {type(det).__name__}"
+            )
+        det.use_deck(deck)
+    return det
+
+
+def _resolve_detector(detector: Any, video: str | Path | None = None) -> Any:
     from vision.detector import DEFAULT_MODEL
 
     oracle_path = Path(f"{video}.oracle.jsonl.gz") if video is not None else None

@@ -53,6 +53,21 @@ def register(subparsers: Any) -> None:
     v.add_argument("--noise", type=float, default=3.0, help="camera noise sigma (default 3)")
     v.set_defaults(handler=_video)
 
+    en = verbs.add_parser(
+        "enrolment",
+        help="render a deck's enrolment frames (for guandan vision enrol)",
+        description="Film one deck laid out under the table camera, suit by suit and then the "
+        "jokers, the cards apart (vision/synth/video.py render_enrolment), and write one PNG per "
+        "shot: enrol-S.png, enrol-H.png, enrol-C.png, enrol-D.png, enrol-J.png.",
+    )
+    en.add_argument("--seed", type=int, required=True, help="table, camera and light seed")
+    en.add_argument("--out", required=True, metavar="DIR", help="folder to write the frames in")
+    en.add_argument("--deck", default="tigullio", help="deck design (default tigullio)")
+    en.add_argument(
+        "--size", default="1280x720", metavar="WxH", help="frame size (default 1280x720)"
+    )
+    en.set_defaults(handler=_enrolment)
+
 
 def _size(text: str) -> tuple[int, int]:
     try:
@@ -109,4 +124,20 @@ def _video(args: argparse.Namespace) -> int:
             }
         )
     )
+    return 0
+
+
+def _enrolment(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vision.synth.video import render_enrolment
+
+    out = Path(args.out)
+    if not out.parent.resolve().exists():
+        raise ValueError(f"--out {out}: the folder {out.parent} does not exist")
+    try:
+        shots = render_enrolment(out, seed=args.seed, deck=args.deck, size=_size(args.size))
+    except FileNotFoundError as exc:
+        raise ValueError(str(exc)) from None
+    print(json.dumps({"deck": args.deck, "frames": {kind: str(p) for p, kind in shots}}))
     return 0

@@ -117,6 +117,11 @@ def register(subparsers: Any) -> None:
         help="auto (models/card-corners.onnx if shipped, else the video's oracle labels), "
         "model, oracle, or a path to an .onnx / .oracle.jsonl.gz",
     )
+    rep.add_argument(
+        "--deck",
+        metavar="FILE",
+        help="the table's deck design, enrolled with `guandan vision enrol` (default: none)",
+    )
     rep.add_argument("--observations", metavar="FILE", help="also write the observations (JSONL)")
     rep.add_argument("--quiet", action="store_true", help="no summary on stdout")
     rep.set_defaults(handler=_replay)

@@ -1,4 +1,6 @@
-"""``guandan vision detect IMAGE... [--model PATH]``: one JSON line per image (CONTRACT.md)."""
+"""``guandan vision detect IMAGE... [--model PATH]``: one JSON line per image (CONTRACT.md);
+``guandan vision enrol --spades IMG ... --out deck.json``: teach the kiosk a deck design
+(vision/enrol.py)."""
 
 from __future__ import annotations
 
@@ -38,6 +40,41 @@ def register(subparsers: Any) -> None:
     )
     d.set_defaults(handler=_detect)
 
+    e = subs.add_parser(
+        "enrol",
+        help="teach the kiosk the table's deck design from a few camera frames",
+        description="Lay each suit of one deck face up under the table camera, the cards apart "
+        "so both corner indices show (any order, any angle), take a frame (guandan hardware "
+        "camera --save DIR), and the same for the two jokers. The classifier's embedding of "
+        "every corner becomes a per-card prototype; `guandan table replay/run --deck FILE` then "
+        "reads with them. How much they count is chosen from the frames themselves "
+        "(leave-one-out): 0 when the classifier already reads the deck as well.",
+    )
+    for name in ("spades", "hearts", "clubs", "diamonds"):
+        e.add_argument(
+            f"--{name}",
+            nargs="+",
+            action="extend",
+            default=[],
+            metavar="IMAGE",
+            help=f"frame(s) showing the 13 {name} of one deck",
+        )
+    e.add_argument(
+        "--jokers",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="IMAGE",
+        help="frame(s) showing the two jokers",
+    )
+    e.add_argument("--out", required=True, help="deck profile to write (JSON)")
+    e.add_argument("--name", default=None, help="the design's name (default: the file's stem)")
+    e.add_argument("--model", help="detector ONNX (default: models/card-corners.onnx)")
+    e.add_argument(
+        "--classifier", help="classifier ONNX (default: card-classes.onnx beside --model)"
+    )
+    e.set_defaults(handler=_enrol)
+
 
 def _detect(args: argparse.Namespace) -> int:
     from vision.detector import Detector, ImageError
@@ -71,3 +108,46 @@ def _detect(args: argparse.Namespace) -> int:
         line = {"image": path, "cards": [d.to_json() for d in found]}
         print(json.dumps(line, ensure_ascii=False), flush=True)
     return 2 if failed else 0
+
+
+def _enrol(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vision.detector import Detector, read_image
+    from vision.enrol import SHOT_KINDS, closest_pair, enrol, missing_cards
+
+    out = Path(args.out)
+    if not out.resolve().parent.exists():
+        raise ValueError(f"--out {out}: the folder {out.parent} does not exist")
+    option = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds", "J": "jokers"}
+    listed = [(path, kind) for kind in SHOT_KINDS for path in getattr(args, option[kind])]
+    if not listed:
+        raise ValueError(
+            "no frames given: pass --spades IMG --hearts IMG --clubs IMG --diamonds IMG "
+            "[--jokers IMG]"
+        )
+    shots = [(read_image(path), kind) for path, kind in listed]  # a bad file stops here
+    det = Detector(args.model, args.classifier, pyramid=(1.0, 1.5), rotations=4)
+    prof = enrol(det, shots, name=args.name or out.stem, log=lambda m: print(m, file=sys.stderr))
+    prof.save(out)
+    a, b, cos = closest_pair(prof)
+    lacking = missing_cards(prof)
+    print(
+        json.dumps(
+            {
+                "deck": prof.name,
+                "out": str(out),
+                "cards": len(prof.cards),
+                "missing": lacking,
+                "weight": "inf" if prof.weight == float("inf") else prof.weight,
+                "closest": [a, b, cos],
+            }
+        )
+    )
+    if lacking:
+        print(
+            f"guandan vision enrol: warning: {len(lacking)} cards not enrolled "
+            f"({' '.join(lacking)}); they keep the classifier's own reading",
+            file=sys.stderr,
+        )
+    return 0

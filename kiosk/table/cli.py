@@ -73,6 +73,11 @@ def register_run(verbs: Any) -> None:
         "rendered video), or a path to a model",
     )
     run.add_argument(
+        "--deck",
+        metavar="FILE",
+        help="with --camera: the table's deck design, enrolled with `guandan vision enrol`",
+    )
+    run.add_argument(
         "--scoreboard", metavar="URL", help="central scoreboard, e.g. http://hall:8700"
     )
     run.add_argument("--token", metavar="T", help="this table's token from the scoreboard")
@@ -166,12 +171,22 @@ def make_source(args: argparse.Namespace, profile: Any) -> Any:
             raise CameraError(f"--camera {camera}: {exc}") from None
         if not live:
             return VideoSource(
-                camera, calibration=calibration, speed=args.speed, detector=args.detector
+                camera,
+                calibration=calibration,
+                speed=args.speed,
+                detector=args.detector,
+                deck=args.deck,
             )
         footage = make_footage(args)
         if args.speed != 1.0:
             print("guandan table run: note: --speed is ignored for a live camera", file=sys.stderr)
-        return LiveSource(camera, calibration=calibration, detector=args.detector, footage=footage)
+        return LiveSource(
+            camera,
+            calibration=calibration,
+            detector=args.detector,
+            deck=args.deck,
+            footage=footage,
+        )
     return None
 
 

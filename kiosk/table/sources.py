@@ -200,6 +200,8 @@ class VideoSource:
             )
         if calibration is not None and not Path(calibration).is_file():
             raise SourceError(f"--calibration {calibration}: file not found")
+        if kw.get("deck") is not None:
+            kw["deck"] = _load_deck(kw["deck"])
         self.spec = spec
         self.calibration = calibration
         self.kw = kw
@@ -327,6 +329,7 @@ class LiveSource:
         *,
         calibration: str | None = None,
         detector: Any = "auto",
+        deck: Any = None,
         footage: Any = None,
         retry_s: float = 1.0,
         max_retry_s: float = 30.0,
@@ -361,7 +364,7 @@ class LiveSource:
                 "models/README.md); pass --detector MODEL.onnx"
             )
         try:
-            self.detector = resolve_detector(detector, None)
+            self.detector = resolve_detector(detector, None, _load_deck(deck))
         except PipelineError as exc:
             raise SourceError(
                 f"--detector {detector}: {exc} (a live camera needs a model: auto, model or "
@@ -643,6 +646,18 @@ class LiveSource:
             "warnings": list(rep.warnings[-3:]),
             "footage": self.footage.status() if self.footage is not None else None,
         }
+
+
+def _load_deck(deck: Any) -> Any:
+    """--deck FILE as a DeckProfile (None stays None); a bad file is a SourceError naming it."""
+    if deck is None or not isinstance(deck, str | Path):
+        return deck
+    from vision.enrol import DeckProfile, EnrolError
+
+    try:
+        return DeckProfile.load(deck)
+    except EnrolError as exc:
+        raise SourceError(f"--deck {exc}") from None
 
 
 def _name(detector: Any) -> str:

@@ -157,3 +157,18 @@ def test_footage_reserve_stops_and_resumes_recording(tmp_path: Path) -> None:
     assert [s["frames"] for s in index] == [10, 10, 5]  # a new file every second of session
     assert all(s["file"].startswith("t7-") and s["file"].endswith(".avi") for s in index)
     assert rec.status()["frames"] == 25 and rec.status()["recording"] is False
+
+
+def test_a_bad_deck_profile_stops_the_source_before_it_starts(tmp_path: Path) -> None:
+    """``table run --deck FILE``: a file that is not a deck profile is refused at start,
+    naming it, for the live camera and for a recorded video alike."""
+    from kiosk.table.sources import VideoSource
+
+    bad = tmp_path / "deck.json"
+    bad.write_text("{}")
+    with pytest.raises(SourceError, match=f"--deck {bad}: not a deck profile"):
+        LiveSource("synthetic", detector=NoCards(), deck=str(bad))
+    video = tmp_path / "game.mp4"
+    video.write_bytes(b"\0" * 16)
+    with pytest.raises(SourceError, match="--deck .*missing.json: deck profile not found"):
+        VideoSource(f"file:{video}", deck=str(tmp_path / "missing.json"))

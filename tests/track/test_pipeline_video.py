@@ -129,6 +129,28 @@ def test_replay_cli_writes_events_equal_to_the_truth(
     ]
 
 
+def test_replay_with_a_bad_deck_profile_is_a_clear_error(
+    video: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--deck (vision/enrol.py): a missing or foreign file, or the oracle detector (which reads
+    no cards), is refused with one line naming the problem; no events file is written."""
+    events = tmp_path / "events.jsonl"
+    junk = tmp_path / "deck.json"
+    junk.write_text('{"kind": "calibration"}')
+    for deck, says in ((tmp_path / "none.json", "not found"), (junk, "not a deck profile")):
+        args = ["table", "replay", str(video), "--out", str(events), "--deck", str(deck)]
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert str(deck) in err and says in err and len(err.splitlines()) == 1
+    from vision.enrol import DeckProfile
+
+    prof = DeckProfile("d", "x", ["S2"], np.ones((1, 4)) / 2, [1]).save(tmp_path / "ok.json")
+    args = ["table", "replay", str(video), "--out", str(events), "--detector", "oracle"]
+    assert main([*args, "--deck", str(prof)]) == 2
+    assert "needs the model detector" in capsys.readouterr().err
+    assert not events.exists()
+
+
 def _rewrite(src: Path, dst: Path, edit, fourcc: str = "MJPG") -> None:
     cap = cv2.VideoCapture(str(src))
     w = cv2.VideoWriter(str(dst), cv2.VideoWriter_fourcc(*fourcc), FPS, SIZE)

@@ -51,7 +51,14 @@ import numpy as np
 
 from engine.observations import Observation, dump_observation
 
-__all__ = ["RenderInfo", "render_game", "DEFAULT_DECK", "EVAL_DECKS", "load_faces"]
+__all__ = [
+    "RenderInfo",
+    "render_game",
+    "render_enrolment",
+    "DEFAULT_DECK",
+    "EVAL_DECKS",
+    "load_faces",
+]
 
 DEFAULT_DECK = "tigullio"
 #: deck designs held out of detector training (vision/synth/decks.py HELD_OUT)
@@ -198,10 +205,16 @@ class _Scene:
         self.arms.append(_Arm(seat, keys, sleeve))
 
     def lay(
-        self, seat: str, cards: list[str], t_start: float, t_end: float, target: np.ndarray
+        self,
+        seat: str,
+        cards: list[str],
+        t_start: float,
+        t_end: float,
+        target: np.ndarray,
+        spacing: float = 17.0,
     ) -> list[_Card]:
-        """The seat's hand slides ``cards`` (fanned) from its edge to ``target``, settled at
-        ``t_end - 0.5``, hand gone at ``t_end``."""
+        """The seat's hand slides ``cards`` (fanned ``spacing`` mm apart) from its edge to
+        ``target``, settled at ``t_end - 0.5``, hand gone at ``t_end``."""
         e, n, a, base = self.frame(seat)
         ang = base + self.rng.uniform(-0.2, 0.2)
         fan = np.array([math.cos(ang), math.sin(ang)])
@@ -212,7 +225,7 @@ class _Scene:
         k = len(cards)
         settle = t_end - 0.5
         for i, c in enumerate(cards):
-            off = fan * (i - (k - 1) / 2) * 17.0
+            off = fan * (i - (k - 1) / 2) * spacing
             p0, p1 = start + off, target + off
             card = _Card(c, [(t_start, *p0, ang), (settle, *p1, ang)], t_start)
             self.cards.append(card)
@@ -300,7 +313,9 @@ def _build(scene: _Scene, obs: list[Observation], times: list[float]) -> None:
             plays_in_trick[s] += 1
             depth = 200.0 + rng.uniform(-15, 15) + (k % 2) * 25.0
             along = rng.uniform(-40, 40) + ((k % 3) - 1) * 70.0
-            cards = scene.lay(s, [str(c) for c in o.cards], t - 1.3, t, scene.spot(s, depth, along))
+            spot = scene.spot(s, depth, along)
+            spacing = float(o.extra.get("spacing_mm", 17.0))  # enrolment: cards laid apart
+            cards = scene.lay(s, [str(c) for c in o.cards], t - 1.3, t, spot, spacing)
             scene.on_table.setdefault(s, []).extend(cards)
             last_turn_cards[s] = cards
             if o.extra.get("mischief") == "out_of_turn":
@@ -613,3 +628,71 @@ def _draw_arm(
     angle = math.degrees(math.atan2(d[1], d[0]))
     cv2.ellipse(frame, (int(palm[0]), int(palm[1])), axes, angle, 0, 360, SKIN, -1, cv2.LINE_AA)
     cv2.ellipse(owner, (int(palm[0]), int(palm[1])), axes, angle, 0, 360, -2, -1)
+
+
+#: the enrolment shots a referee takes (vision/enrol.py): each suit, then the two jokers, laid
+#: apart in rows of 3-4 in the four play zones (both corner indices of every card in view, at
+#: four angles)
+ENROL_SHOTS = ("S", "H", "C", "D", "J")
+
+
+def render_enrolment(
+    out_dir: str | Path,
+    *,
+    seed: int,
+    deck: str = DEFAULT_DECK,
+    decks_dir: Path | None = None,
+    size: tuple[int, int] = (1280, 720),
+) -> list[tuple[Path, str]]:
+    """Film a deck's enrolment on a table of its own (camera, light and felt from ``seed``): for
+    each shot the cards are laid out, filmed and cleared; one still per shot (PNG, read back
+    from the video as the kiosk would) in ``out_dir``. Returns ``[(png, kind), ...]``."""
+    from engine import load_profile
+    from engine.cards import parse_cards
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    script: list[Observation] = []
+    t = 2.0
+    last: list[int] = []  # index in the script of each shot's last lay
+    for kind in ENROL_SHOTS:
+        names = ["SB", "HR"] if kind == "J" else [kind + r for r in "23456789TJQKA"]
+        groups = [names[i::4] for i in range(4)] if kind != "J" else [names[:1], names[1:]]
+        for seat, group in zip("SENW", groups, strict=False):
+            cards = tuple(parse_cards(" ".join(group)))
+            script.append(
+                Observation(t, "played", seat=seat, cards=cards, extra={"spacing_mm": 75.0})
+            )
+            t += 1.5
+        last.append(len(script) - 1)
+        script.append(Observation(t + 1.0, "trick_cleared"))
+        t += 3.0
+    video = out_dir / "enrol.mp4"
+    info = render_game(
+        load_profile("huaian"),
+        seed=seed,
+        deals=1,
+        out=video,
+        deck=deck,
+        decks_dir=decks_dir,
+        size=size,
+        script=script,
+    )
+    cap = cv2.VideoCapture(str(video))
+    shots: list[tuple[Path, str]] = []
+    try:
+        for kind, k in zip(ENROL_SHOTS, last, strict=True):
+            when = info.observations[k].t + 0.3
+            cap.set(cv2.CAP_PROP_POS_FRAMES, int(round(when * info.fps)))
+            ok, frame = cap.read()
+            if not ok:
+                raise OSError(f"{video}: cannot read back the {SHOT_NAMES[kind]} shot")
+            png = out_dir / f"enrol-{kind}.png"
+            cv2.imwrite(str(png), frame)
+            shots.append((png, kind))
+    finally:
+        cap.release()
+    return shots
+
+
+SHOT_NAMES = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds", "J": "jokers"}

@@ -1,0 +1,342 @@
+"""Deck enrolment: teach the kiosk the card design it is about to read, from a few frames.
+
+The classifier was trained on 19 deck designs and names most others well, but not all: on
+``plastic`` it reads nearly every club as a spade, on ``guyenne-classic`` it loses court cards
+(models/README.md). An event plays every table with one design, and the referee sets each table
+up anyway (markers, calibration), so the kiosk can be shown the deck once: each suit fanned or
+laid out face up under the camera, one suit per frame (any order, any angle, both decks or one),
+and the jokers.
+
+``enrol(detector, shots)`` reads every corner of each frame, gives each one a rank of the suit it
+was shown as (the classifier's rank reading decides which; each rank at most ``copies`` times,
+two corners a card, the surest corners first), and keeps, per card, the mean of the
+classifier's 160-d embedding of those corners (its ``features`` output, averaged over the four
+quarter turns). ``DeckProfile`` is that table of prototypes; ``Detector(deck=profile)`` then
+names a corner by its cosine similarity to them (softmax with ``beta``) within the probability
+the classifier gives to the enrolled cards, and keeps the classifier's own ``none`` and
+not-enrolled cards (vision/detector.py). Measured gains: models/README.md, bench/RESULTS.md.
+
+The profile is a small JSON file (``guandan vision enrol ... --out deck.json``), tied to the
+classifier it was made with (an embedding means nothing to another model): loading it with
+another classifier is refused with an error naming both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from vision.detector import Detector
+
+__all__ = [
+    "DeckProfile",
+    "EnrolError",
+    "SHOT_KINDS",
+    "assign_ranks",
+    "classifier_id",
+    "closest_pair",
+    "enrol",
+    "missing_cards",
+]
+
+FORMAT = 1
+RANKS = "23456789TJQKA"
+#: what one enrolment frame may show: a suit's cards, or the jokers
+SHOT_KINDS = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds", "J": "jokers"}
+#: cosine-similarity temperature: at 40 the mean top probability on held-out corners is close to
+#: the accuracy (plastic: 0.80 vs 0.85; guyenne-classic 0.87 vs 0.91), 20 is far too flat
+BETA = 40.0
+
+
+class EnrolError(ValueError):
+    """A deck profile or enrolment input that cannot be used (the message says what to do)."""
+
+
+def classifier_id(path: Path) -> str:
+    """A short fingerprint of a classifier file (its bytes): a profile only fits its own model."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+@dataclass
+class DeckProfile:
+    """Per-card prototypes (unit vectors in the classifier's embedding) of one deck design."""
+
+    name: str
+    classifier: str  # classifier_id of the model the embeddings come from
+    cards: list[str]
+    prototypes: np.ndarray  # len(cards) x D, unit rows
+    counts: list[int]  # corners behind each prototype
+    beta: float = BETA
+    #: how much the prototypes count against the classifier's own reading (the exponent of their
+    #: softmax; 0: not at all, inf: alone), chosen at enrolment by leave-one-out (``choose_weight``)
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        self.prototypes = np.asarray(self.prototypes, np.float32).reshape(len(self.cards), -1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "kind": "guandan-deck-profile",
+            "name": self.name,
+            "classifier": self.classifier,
+            "beta": self.beta,
+            "weight": "inf" if math.isinf(self.weight) else self.weight,
+            "cards": {
+                c: {"n": n, "v": [round(float(x), 5) for x in v]}
+                for c, n, v in zip(self.cards, self.counts, self.prototypes, strict=True)
+            },
+        }
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        if not path.parent.exists():
+            raise EnrolError(f"{path}: the folder {path.parent} does not exist")
+        tmp = path.with_name(path.name + ".tmp")
+        try:
+            tmp.write_text(json.dumps(self.to_json()), encoding="utf-8")
+            tmp.replace(path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise EnrolError(f"{path}: cannot write the deck profile ({exc.strerror})") from None
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> DeckProfile:
+        path = Path(path)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise EnrolError(
+                f"{path}: deck profile not found (make one: guandan vision enrol)"
+            ) from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise EnrolError(f"{path}: not a deck profile ({exc})") from None
+        if not isinstance(raw, dict) or raw.get("kind") != "guandan-deck-profile":
+            raise EnrolError(f"{path}: not a deck profile (made by guandan vision enrol)")
+        if raw.get("format") != FORMAT:
+            raise EnrolError(f"{path}: deck profile format {raw.get('format')!r}, {FORMAT} needed")
+        try:
+            items = raw["cards"]
+            cards = list(items)
+            vecs = np.array([items[c]["v"] for c in cards], np.float32)
+            counts = [int(items[c]["n"]) for c in cards]
+            beta = float(raw.get("beta", BETA))
+            weight = float(raw.get("weight", 1.0))
+            prof = cls(str(raw["name"]), str(raw["classifier"]), cards, vecs, counts, beta, weight)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise EnrolError(f"{path}: deck profile is damaged ({exc!r}); enrol again") from None
+        bad = not cards or vecs.ndim != 2 or not np.isfinite(vecs).all()
+        if bad or not beta > 0 or not weight >= 0:
+            raise EnrolError(f"{path}: deck profile is damaged (no cards or bad numbers)")
+        return prof
+
+    def check(self, classifier: str, dims: int, where: str = "") -> None:
+        """Refuse a profile made with another classifier or of the wrong size."""
+        src = f"{where}: " if where else ""
+        if self.classifier != classifier:
+            raise EnrolError(
+                f"{src}deck profile {self.name!r} was made with classifier {self.classifier}, "
+                f"this detector's is {classifier}; enrol the deck again with this model"
+            )
+        if self.prototypes.shape[1] != dims:
+            raise EnrolError(
+                f"{src}deck profile has {self.prototypes.shape[1]}-d prototypes, "
+                f"the classifier gives {dims}"
+            )
+
+    def reweigh(self, probs: np.ndarray, feats: np.ndarray, names: Sequence[str]) -> np.ndarray:
+        """The classifier's probabilities (N x classes) with the mass it gives to the enrolled
+        cards shared out among them by ``p(card)`` x ``q(card) ** weight``, q the softmax of the
+        similarities to their prototypes; ``none`` and cards not enrolled keep the classifier's
+        own probability."""
+        if len(probs) == 0 or self.weight == 0:
+            return probs
+        idx = [list(names).index(c) for c in self.cards]
+        out = np.array(probs, np.float32, copy=True)
+        mass = out[:, idx].sum(axis=1, keepdims=True)
+        z = _mix(np.log(out[:, idx] + 1e-12), self.similarity(feats), self.beta, self.weight)
+        z -= z.max(axis=1, keepdims=True)
+        q = np.exp(z)
+        out[:, idx] = mass * q / q.sum(axis=1, keepdims=True)
+        return out
+
+    def similarity(self, feats: np.ndarray) -> np.ndarray:
+        """Cosine similarity of each embedding (N x D) to each prototype (N x cards)."""
+        f = feats / (np.linalg.norm(feats, axis=1, keepdims=True) + 1e-9)
+        return np.asarray(f @ self.prototypes.T)
+
+
+def _mix(logp: np.ndarray, sim: np.ndarray, beta: float, weight: float) -> np.ndarray:
+    """Unnormalised log-scores: the classifier's log-probabilities plus ``weight`` x the
+    prototypes' log-softmax (only the latter when weight is infinite)."""
+    lq = beta * sim
+    lq = lq - lq.max(axis=1, keepdims=True)
+    lq = lq - np.log(np.exp(lq).sum(axis=1, keepdims=True))
+    return lq if math.isinf(weight) else logp + weight * lq
+
+
+#: the weights ``choose_weight`` tries (0: the classifier alone)
+WEIGHTS = (0.0, 0.5, 1.0, 2.0, 4.0, math.inf)
+
+
+def choose_weight(
+    logp: np.ndarray, feats: np.ndarray, labels: np.ndarray, beta: float = BETA
+) -> tuple[float, dict[float, float]]:
+    """Leave-one-out on the enrolment corners: each corner is named with the prototypes made
+    without it (its card's prototype from the card's other corners; corners of a card seen once
+    are not scored) at each weight in ``WEIGHTS``; the weight with the most right, the smallest
+    on a tie. ``logp``: the classifier's log-probabilities of the enrolled cards (N x k),
+    ``labels``: each corner's card index in 0..k-1. Returns the weight and the accuracy per
+    weight."""
+    k = logp.shape[1]
+    f = feats / (np.linalg.norm(feats, axis=1, keepdims=True) + 1e-9)
+    sums = np.zeros((k, f.shape[1]))
+    np.add.at(sums, labels, f)
+    n = np.bincount(labels, minlength=k)
+    scored = n[labels] > 1
+    if not scored.any():
+        return 1.0, {}
+    rows = np.flatnonzero(scored)
+    sims = np.empty((len(rows), k))
+    unit = sums / (np.linalg.norm(sums, axis=1, keepdims=True) + 1e-9)
+    for r, i in enumerate(rows):
+        own = sums[labels[i]] - f[i]
+        protos = unit.copy()
+        protos[labels[i]] = own / (np.linalg.norm(own) + 1e-9)
+        sims[r] = protos @ f[i]
+    acc = {}
+    for w in WEIGHTS:
+        pred = _mix(logp[rows], sims, beta, w).argmax(axis=1)
+        acc[w] = float((pred == labels[rows]).mean())
+    best = max(WEIGHTS, key=lambda w: (acc[w], -w))
+    return best, acc
+
+
+def assign_ranks(
+    probs: np.ndarray, kind: str, names: Sequence[str], copies: int = 2
+) -> list[str | None]:
+    """The card each corner of a ``kind`` shot shows (None: left out): per corner the
+    probability of each card of that suit, whatever suit the classifier read (a club read as a
+    spade still has the right rank), then, surest first, each corner its most likely card that
+    is not yet taken ``copies`` times."""
+    if kind not in SHOT_KINDS:
+        raise EnrolError(f"shot kind {kind!r}: one of {', '.join(SHOT_KINDS)} expected")
+    names = list(names)
+    if kind == "J":
+        cards = ["SB", "HR"]
+        cols = [[names.index("SB")], [names.index("HR")]]
+    else:
+        cards = [kind + r for r in RANKS]
+        cols = [[names.index(s + r) for s in "SHCD"] for r in RANKS]
+    p = (
+        np.stack([probs[:, c].sum(axis=1) for c in cols], axis=1)
+        if len(probs)
+        else np.zeros((0, len(cards)))
+    )
+    p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-12)
+    taken = dict.fromkeys(cards, 0)
+    out: list[str | None] = [None] * len(p)
+    pairs = sorted(
+        ((float(p[i, j]), i, j) for i in range(len(p)) for j in range(len(cards))), reverse=True
+    )
+    for pr, i, j in pairs:
+        if out[i] is not None or taken[cards[j]] >= copies or pr < 0.05:
+            continue
+        out[i] = cards[j]
+        taken[cards[j]] += 1
+    return out
+
+
+def enrol(
+    detector: Detector,
+    shots: Sequence[tuple[np.ndarray, str]],
+    name: str = "deck",
+    copies: int = 2,
+    log: Any = None,
+) -> DeckProfile:
+    """A deck profile from ``(frame, kind)`` shots (kind: ``S H C D`` or ``J`` for jokers).
+    ``copies``: corners one card may give in one shot (2: one deck's cards, each corner index
+    of a card once; a shot with both decks' cards would need 4)."""
+    from vision.detector import NONE_CLASS
+
+    if not shots:
+        raise EnrolError("no enrolment frames: give one frame per suit (and one of the jokers)")
+    names = detector.class_names
+    per_card: dict[str, list[np.ndarray]] = {}
+    corners: list[tuple[str, np.ndarray, np.ndarray]] = []  # card, probs, embedding
+    for k, (image, kind) in enumerate(shots):
+        if kind not in SHOT_KINDS:
+            raise EnrolError(f"frame {k + 1}: kind {kind!r}: one of {', '.join(SHOT_KINDS)}")
+        boxes, scores = detector.corners(image)
+        boxes = boxes[scores >= detector.conf]
+        probs, feats = detector.classify_with_features(image, boxes, rotations=4)
+        if NONE_CLASS in names:  # the classifier's sure "not an index" (a pip, the art)
+            keep = probs[:, names.index(NONE_CLASS)] < 0.5
+            probs, feats = probs[keep], feats[keep]
+        labels = assign_ranks(probs, kind, names, copies)
+        got = 0
+        for lab, p, f in zip(labels, probs, feats, strict=True):
+            if lab is not None:
+                per_card.setdefault(lab, []).append(f / (np.linalg.norm(f) + 1e-9))
+                corners.append((lab, p, f))
+                got += 1
+        if log:
+            log(f"frame {k + 1} ({SHOT_KINDS[kind]}): {got} of {len(boxes)} corners enrolled")
+        if got == 0:
+            raise EnrolError(
+                f"frame {k + 1} ({SHOT_KINDS[kind]}): no card corner found; lay the cards "
+                "face up, fanned or apart, inside the camera's view"
+            )
+    cards = [c for c in names if c in per_card]
+    protos = []
+    for c in cards:
+        v = np.mean(per_card[c], axis=0)
+        protos.append(v / (np.linalg.norm(v) + 1e-9))
+    cols = [names.index(c) for c in cards]
+    labels = np.array([cards.index(c) for c, _, _ in corners])
+    logp = np.log(np.stack([p[cols] for _, p, _ in corners]) + 1e-12)
+    weight, acc = choose_weight(logp, np.stack([f for _, _, f in corners]), labels)
+    if log:
+        tried = ", ".join(f"{w:g}: {a:.3f}" for w, a in acc.items())
+        log(
+            f"{len(corners)} corners of {len(cards)} cards; leave-one-out right ({tried}) -> "
+            f"weight {weight:g}"
+        )
+    return DeckProfile(
+        name,
+        detector.classifier_id,
+        cards,
+        np.stack(protos),
+        [len(per_card[c]) for c in cards],
+        weight=weight,
+    )
+
+
+def missing_cards(profile: DeckProfile) -> list[str]:
+    """The 54 cards the profile has no prototype for (they keep the classifier's reading)."""
+    every = [s + r for s in "SHCD" for r in RANKS] + ["SB", "HR"]
+    return [c for c in every if c not in profile.cards]
+
+
+def closest_pair(profile: DeckProfile) -> tuple[str, str, float]:
+    """The two cards whose prototypes are most alike, and their cosine (a diagnostic: near 1,
+    the model cannot tell them apart on this deck even with enrolment)."""
+    if len(profile.cards) < 2:
+        return ("", "", math.nan)
+    s = profile.prototypes @ profile.prototypes.T
+    np.fill_diagonal(s, -1.0)
+    i, j = np.unravel_index(int(np.argmax(s)), s.shape)
+    return (profile.cards[int(i)], profile.cards[int(j)], round(float(s[i, j]), 3))
