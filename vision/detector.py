@@ -302,16 +302,44 @@ class Detector:
         if not self.has_features:
             raise ModelError(
                 f"{self.classifier_path}: this classifier has no 'features' output, which a deck "
-                "profile needs (python -c 'from vision.train.export import add_features_output')"
+                "profile needs; export it again (guandan train export) or add the output with "
+                "vision.train.export.add_features_output"
             )
-        dims = int(self.cls.get_outputs()[1].shape[1] or deck.prototypes.shape[1])
-        deck.check(self.classifier_id, dims, where)
+        deck.check(self.classifier_id, self._feature_dims() or deck.prototypes.shape[1], where)
         unknown = [c for c in deck.cards if c not in self.class_names]
         if unknown:
             raise EnrolError(f"{where or deck.name}: cards {unknown} are not this model's classes")
         self.deck = deck
 
     # -- classifier stage ------------------------------------------------------------------
+    def _feature_dims(self) -> int:
+        out = next(o for o in self.cls.get_outputs() if o.name == "features")
+        return int(out.shape[1]) if isinstance(out.shape[1], int) else 0
+
+    def _run_classifier(
+        self, image: np.ndarray, boxes: np.ndarray, rotations: int, features: bool
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Probabilities (and, with ``features``, unit embeddings) of the crops around
+        ``boxes``; over 1, 2 or 4 quarter turns, log-probabilities and embeddings averaged."""
+        crops = np.stack([crop_square(image, b, self.crop_size, self.crop_expand) for b in boxes])
+        x = classifier_input(crops, self.cls_size)
+        turns = (0,) if rotations == 1 else (0, 2) if rotations == 2 else (0, 1, 2, 3)
+        batch = x if rotations == 1 else np.concatenate([np.rot90(x, k, (2, 3)) for k in turns])
+        names = [self.cls.get_outputs()[0].name] + (["features"] if features else [])
+        outs = self.cls.run(names, {self.cls_input: np.ascontiguousarray(batch)})
+        probs: np.ndarray = outs[0]
+        n = len(x)
+        if rotations != 1:
+            logp = np.log(probs.reshape(len(turns), n, -1) + 1e-9).mean(axis=0)
+            p = np.exp(logp)
+            probs = np.asarray(p / p.sum(axis=1, keepdims=True), np.float32)
+        if not features:
+            return probs, None
+        f = outs[1].reshape(len(turns), n, -1)
+        f = (f / (np.linalg.norm(f, axis=2, keepdims=True) + 1e-9)).mean(axis=0)
+        f /= np.linalg.norm(f, axis=1, keepdims=True) + 1e-9
+        return probs, f.astype(np.float32)
+
     def classify_with_features(
         self, image: np.ndarray, boxes: np.ndarray, rotations: int | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -319,42 +347,24 @@ class Detector:
         quarter turns like the log-probabilities) of the crops around ``boxes``."""
         if not self.has_features:
             raise ModelError(f"{self.classifier_path}: this classifier has no 'features' output")
-        rot = self.rotations if rotations is None else rotations
         if len(boxes) == 0:
-            dims = int(self.cls.get_outputs()[1].shape[1] or 0)
-            return np.zeros((0, len(self.class_names)), np.float32), np.zeros((0, dims), np.float32)
-        crops = np.stack([crop_square(image, b, self.crop_size, self.crop_expand) for b in boxes])
-        x = classifier_input(crops, self.cls_size)
-        turns = (0,) if rot == 1 else (0, 2) if rot == 2 else (0, 1, 2, 3)
-        batch = np.concatenate([np.rot90(x, k, (2, 3)) for k in turns])
-        probs, feats = self.cls.run(None, {self.cls_input: np.ascontiguousarray(batch)})
-        n = len(x)
-        logp = np.log(probs.reshape(len(turns), n, -1) + 1e-9).mean(axis=0)
-        p = np.exp(logp)
-        f = feats.reshape(len(turns), n, -1)
-        f = f / (np.linalg.norm(f, axis=2, keepdims=True) + 1e-9)
-        f = f.mean(axis=0)
-        f /= np.linalg.norm(f, axis=1, keepdims=True) + 1e-9
-        return np.asarray(p / p.sum(axis=1, keepdims=True), np.float32), f.astype(np.float32)
+            empty = np.zeros((0, len(self.class_names)), np.float32)
+            return empty, np.zeros((0, self._feature_dims()), np.float32)
+        probs, feats = self._run_classifier(
+            image, boxes, self.rotations if rotations is None else rotations, True
+        )
+        assert feats is not None
+        return probs, feats
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """Class probabilities (N x len(class_names)) of the crops around ``boxes``."""
+        """Class probabilities (N x len(class_names)) of the crops around ``boxes``; with an
+        enrolled deck (``use_deck``), as its prototypes share them out."""
         if len(boxes) == 0:
             return np.zeros((0, len(self.class_names)), np.float32)
         if self.deck is not None:
             probs, feats = self.classify_with_features(image, boxes)
             return self.deck.reweigh(probs, feats, self.class_names)
-        crops = np.stack([crop_square(image, b, self.crop_size, self.crop_expand) for b in boxes])
-        x = classifier_input(crops, self.cls_size)
-        if self.rotations == 1:
-            probs: np.ndarray = self.cls.run(None, {self.cls_input: x})[0]
-            return probs
-        turns = (0, 2) if self.rotations == 2 else (0, 1, 2, 3)
-        batch = np.concatenate([np.rot90(x, k, (2, 3)) for k in turns])
-        out = self.cls.run(None, {self.cls_input: np.ascontiguousarray(batch)})[0]
-        logp = np.log(out.reshape(len(turns), len(x), -1) + 1e-9).mean(axis=0)
-        p = np.exp(logp)
-        return np.asarray(p / p.sum(axis=1, keepdims=True), np.float32)
+        return self._run_classifier(image, boxes, self.rotations, False)[0]
 
     def detect(self, image: np.ndarray) -> list[Detection]:
         """Every visible corner index in a BGR (or grey, or BGRA) image, best first."""
