@@ -1,20 +1,21 @@
 """Deck enrolment: teach the kiosk the card design it is about to read, from a few frames.
 
 The classifier was trained on 19 deck designs and names most others well, but not all: on
-``plastic`` it reads nearly every club as a spade, on ``guyenne-classic`` it loses court cards
-(models/README.md). An event plays every table with one design, and the referee sets each table
-up anyway (markers, calibration), so the kiosk can be shown the deck once: each suit fanned or
-laid out face up under the camera, one suit per frame (any order, any angle, both decks or one),
-and the jokers.
+``plastic`` it reads nearly every club as a spade (models/README.md). An event plays every table
+with one design, and the referee sets each table up anyway (markers, calibration), so the kiosk
+can be shown the deck once: each suit of one deck laid out face up under the camera, the cards
+apart so both corner indices show (any order, any angle), one suit per frame, and the jokers.
 
-``enrol(detector, shots)`` reads every corner of each frame, gives each one a rank of the suit it
-was shown as (the classifier's rank reading decides which; each rank at most ``copies`` times,
-two corners a card, the surest corners first), and keeps, per card, the mean of the
+``enrol(detector, shots)`` reads every corner of each frame, gives each one a card of the suit it
+was shown as (the classifier's rank reading decides which, whatever suit it read; each card at
+most ``copies`` times, the surest corners first), and keeps, per card, the mean of the
 classifier's 160-d embedding of those corners (its ``features`` output, averaged over the four
-quarter turns). ``DeckProfile`` is that table of prototypes; ``Detector(deck=profile)`` then
-names a corner by its cosine similarity to them (softmax with ``beta``) within the probability
-the classifier gives to the enrolled cards, and keeps the classifier's own ``none`` and
-not-enrolled cards (vision/detector.py). Measured gains: models/README.md, bench/RESULTS.md.
+quarter turns). ``DeckProfile`` is that table of prototypes. ``Detector(deck=profile)`` then
+names a corner by ``p(card) x q(card) ** weight`` (q: softmax of ``beta`` x the cosine to each
+prototype) within the probability the classifier gives to the enrolled cards, and keeps the
+classifier's own ``none`` and not-enrolled cards (vision/detector.py). ``weight`` is chosen at
+enrolment by leave-one-out on the enrolment corners (``choose_weight``): 0 for a deck the
+classifier reads as well without. Measured: models/README.md, bench/RESULTS.md.
 
 The profile is a small JSON file (``guandan vision enrol ... --out deck.json``), tied to the
 classifier it was made with (an embedding means nothing to another model): loading it with
@@ -41,6 +42,7 @@ __all__ = [
     "EnrolError",
     "SHOT_KINDS",
     "assign_ranks",
+    "choose_weight",
     "classifier_id",
     "closest_pair",
     "enrol",

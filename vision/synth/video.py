@@ -32,6 +32,8 @@ Files written beside ``out``: ``<out>.truth.jsonl`` (observations), ``<out>.orac
 perfect detector would give; vision/pipeline.py's ``OracleDetector`` reads it) and
 ``<out>.calibration.json`` (from the first frame, as ``guandan table calibrate`` would).
 
+``render_enrolment`` films a deck laid out for ``guandan vision enrol`` (vision/enrol.py): each
+suit, then the jokers, the cards apart in the four play zones, one PNG still per shot.
 Deck faces come from vision/synth/decks.py (``datasets/generated/decks/<name>``; default a deck
 held out of detector training, ``tigullio``); when no rendered deck is there, ``proc-serif`` is
 drawn (needs Pillow), else a plain OpenCV-drawn face (``cv-plain``; tests only).
@@ -649,6 +651,7 @@ def render_enrolment(
     from the video as the kiosk would) in ``out_dir``. Returns ``[(png, kind), ...]``."""
     from engine import load_profile
     from engine.cards import parse_cards
+    from vision.enrol import SHOT_KINDS
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -669,7 +672,7 @@ def render_enrolment(
         t += 3.0
     video = out_dir / "enrol.mp4"
     info = render_game(
-        load_profile("huaian"),
+        load_profile("standard"),  # not played: the script is filmed
         seed=seed,
         deals=1,
         out=video,
@@ -686,13 +689,10 @@ def render_enrolment(
             cap.set(cv2.CAP_PROP_POS_FRAMES, int(round(when * info.fps)))
             ok, frame = cap.read()
             if not ok:
-                raise OSError(f"{video}: cannot read back the {SHOT_NAMES[kind]} shot")
+                raise OSError(f"{video}: cannot read back the {SHOT_KINDS[kind]} shot")
             png = out_dir / f"enrol-{kind}.png"
             cv2.imwrite(str(png), frame)
             shots.append((png, kind))
     finally:
         cap.release()
     return shots
-
-
-SHOT_NAMES = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds", "J": "jokers"}
