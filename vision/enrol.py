@@ -163,16 +163,22 @@ class DeckProfile:
         """The classifier's probabilities (N x classes) with the mass it gives to the enrolled
         cards shared out among them by ``p(card)`` x ``q(card) ** weight``, q the softmax of the
         similarities to their prototypes; ``none`` and cards not enrolled keep the classifier's
-        own probability."""
+        own probability. The prototypes decide which card, not how sure: no card ends up more
+        probable than the classifier's surest enrolled card was (a corner found in a card's
+        art, its mass spread over many cards, would otherwise become one sure card: seed 9402
+        with plastic enrolled read C9 as C9 S3). So the rows may sum to less than 1."""
         if len(probs) == 0 or self.weight == 0:
             return probs
         idx = [list(names).index(c) for c in self.cards]
         out = np.array(probs, np.float32, copy=True)
-        mass = out[:, idx].sum(axis=1, keepdims=True)
-        z = _mix(np.log(out[:, idx] + 1e-12), self.similarity(feats), self.beta, self.weight)
+        mine = out[:, idx]
+        mass = mine.sum(axis=1, keepdims=True)
+        z = _mix(np.log(mine + 1e-12), self.similarity(feats), self.beta, self.weight)
         z -= z.max(axis=1, keepdims=True)
         q = np.exp(z)
-        out[:, idx] = mass * q / q.sum(axis=1, keepdims=True)
+        new = mass * q / q.sum(axis=1, keepdims=True)
+        top = mine.max(axis=1, keepdims=True)
+        out[:, idx] = new * np.minimum(1.0, top / np.maximum(new.max(axis=1, keepdims=True), 1e-12))
         return out
 
     def similarity(self, feats: np.ndarray) -> np.ndarray:
