@@ -23,9 +23,7 @@ over ``keep_score`` where the same label scored over ``min_score`` a moment ago 
 the other detections over ``keep_score`` count only as the second corner of a card whose first
 corner counts (a joker's corner named with less confidence than its twin).
 Two corner pairs of one label with one centre are one card (a card with an index in all four
-corners, like plastic's jokers, shows two diagonals). Two one-corner cards of one rank in two
-suits, ``pair_mm`` apart, where one's label is a runner-up of the other, are one card read in
-two suits; it takes the reading that costs the two corners least.
+corners, like plastic's jokers, shows two diagonals).
 A ``weak`` detection (a joker the corner stage scored under its floor, ``vision.detector``)
 counts only paired with the card's other corner: a ghost joker in a court card's picture seldom
 comes with a second one a card's diagonal away.
@@ -476,59 +474,7 @@ class Tracker:
                 if i not in used and not weaks[i]:  # a weak corner counts with its pair only
                     x, y = float(merged[i][0]), float(merged[i][1])
                     out.append(SeenCard(label, x, y, self.region_at(x, y), 1, alts[i]))
-        return self._inside_doubts(self._pair_doubts(self._split_pairs(out)))
-
-    def _split_pairs(self, cards: list[SeenCard]) -> list[SeenCard]:
-        """Two one-corner cards of one rank in two suits (or the two jokers), ``pair_mm`` apart,
-        where one's label is a runner-up of the other: one card whose corners were read in two
-        suits (a plastic club read C6 at one corner and S6 at the other counted two cards, seed
-        9602). It takes the label that costs the other corner less, and keeps the other label
-        as its runner-up at that difference."""
-        singles = [i for i, c in enumerate(cards) if c.corners == 1]
-        if len(singles) < 2:
-            return cards
-
-        def rank(card: str) -> str:
-            return "joker" if card in ("SB", "HR") else card[1:]
-
-        ok: dict[tuple[int, int], float] = {}
-        for a, i in enumerate(singles):
-            for j in singles[a + 1 :]:
-                ci, cj = cards[i], cards[j]
-                if ci.card == cj.card or rank(ci.card) != rank(cj.card):
-                    continue
-                if ci.card not in dict(cj.alts) and cj.card not in dict(ci.alts):
-                    continue
-                d = math.hypot(ci.x_mm - cj.x_mm, ci.y_mm - cj.y_mm)
-                if abs(d - self.pair_mm) <= self.pair_tol_mm:
-                    ok[(a, singles.index(j))] = abs(d - self.pair_mm)
-        if not ok:
-            return cards
-        merged: dict[int, SeenCard] = {}
-        gone: set[int] = set()
-        for a, b in _best_pairs(len(singles), ok):
-            i, j = singles[a], singles[b]
-            ci, cj = cards[i], cards[j]
-            # the label of i costs j its runner-up reading of i's label, and the other way
-            cost_i = dict(cj.alts).get(ci.card, _ALT_CAP)
-            cost_j = dict(ci.alts).get(cj.card, _ALT_CAP)
-            keep, other = (ci, cj) if cost_i <= cost_j else (cj, ci)
-            diff = round(abs(cost_i - cost_j), 3)
-            alts = {k: v for k, v in _pair_alts(ci.alts, cj.alts) if k != keep.card}
-            alts[other.card] = min(alts.get(other.card, diff), diff)
-            p, q = np.array([ci.x_mm, ci.y_mm]), np.array([cj.x_mm, cj.y_mm])
-            c = (p + q) / 2
-            merged[i] = SeenCard(
-                keep.card,
-                float(c[0]),
-                float(c[1]),
-                self.region_at(float(c[0]), float(c[1])),
-                2,
-                tuple(sorted(alts.items(), key=lambda kv: (kv[1], kv[0]))[:3]),
-                self._axes(p, q),
-            )
-            gone.add(j)
-        return [merged.get(i, c) for i, c in enumerate(cards) if i not in gone]
+        return self._inside_doubts(self._pair_doubts(out))
 
     def _pair_doubts(self, cards: list[SeenCard]) -> list[SeenCard]:
         """Two one-corner cards ``pair_mm`` apart, where the first's runner-up reading is the

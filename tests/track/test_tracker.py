@@ -452,33 +452,3 @@ def test_a_card_with_an_index_in_all_four_corners_counts_once() -> None:
     lower = [d for i, d in enumerate(four("SB", x - 17, y)) if i in (0, 3)]
     seen = tr.cards_in(lower + four("SB", x, y))
     assert Counter(c.card for c in seen) == Counter({"SB": 2})
-
-
-def test_one_card_read_in_two_suits_at_its_two_corners_counts_once() -> None:
-    """A club whose two corners are read C6 and S6 (each with the other as a runner-up) is one
-    card a card's diagonal long, not two (seed 9602 with plastic enrolled: S6 read as C6 S6);
-    it takes the reading that costs the two corners least. Not merged: two cards of one rank
-    each showing one corner in a fan, the same suit pair without either as a runner-up, or
-    two ranks."""
-    from dataclasses import replace
-
-    tr = Tracker(calibration())
-    tl, br = detections([("C6", *S_PLAY, 0.3)])
-    # S6 costs the top-left corner 0.4 nats, C6 costs the other one 1.5: S6, C6 its runner-up
-    split = [replace(tl, alts=(("S6", 0.4),)), replace(br, card="S6", alts=(("C6", 1.5),))]
-    seen = tr.cards_in(split)
-    assert [(c.card, c.corners) for c in seen] == [("S6", 2)]
-    assert dict(seen[0].alts)["C6"] == pytest.approx(1.1)
-    assert [c.added for c in feed(Tracker(calibration()), [split] * 3)] == [("S6",)]
-    flipped = [replace(tl, alts=(("S6", 2.0),)), replace(br, card="S6", alts=(("C6", 0.3),))]
-    assert [c.card for c in tr.cards_in(flipped)] == ["C6"]
-    # neither corner has the other's label among its runner-ups: two cards as read
-    plain = [tl, replace(br, card="S6")]
-    assert Counter(c.card for c in tr.cards_in(plain)) == Counter({"C6": 1, "S6": 1})
-    # two ranks (CJ read C3 at one corner) stay two cards with a doubt (see above)
-    ranks = [replace(tl, card="CJ", alts=(("C3", 0.4),)), replace(br, card="C3", alts=())]
-    assert len(tr.cards_in(ranks)) == 2
-    # a fanned pair of sixes: top-left corners 17 mm apart, each one corner: two cards
-    a, b = detections(fan(["C6", "S6"], *S_PLAY), hide={(0, 1), (1, 1)})
-    pair = [replace(a, alts=(("S6", 0.4),)), replace(b, alts=(("C6", 0.4),))]
-    assert Counter(c.card for c in tr.cards_in(pair)) == Counter({"C6": 1, "S6": 1})
