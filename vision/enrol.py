@@ -198,6 +198,11 @@ def _mix(logp: np.ndarray, sim: np.ndarray, beta: float, weight: float) -> np.nd
 
 #: the weights ``choose_weight`` tries (0: the classifier alone)
 WEIGHTS = (0.0, 0.5, 1.0, 2.0, 4.0, math.inf)
+#: the share of enrolment corners the prototypes must name right beyond the classifier alone
+#: before they count at all. A deck is ~100 corners; on the bench tables (2026-11-30) the decks
+#: the classifier reads well gained 1-3 corners at some weight (noise: proc-serif at weight 2
+#: then lost 7 of 52 plays on seed 9410), plastic gained 10-18.
+MIN_GAIN = 0.05
 
 
 def choose_weight(
@@ -206,9 +211,9 @@ def choose_weight(
     """Leave-one-out on the enrolment corners: each corner is named with the prototypes made
     without it (its card's prototype from the card's other corners; corners of a card seen once
     are not scored) at each weight in ``WEIGHTS``; the weight with the most right, the smallest
-    on a tie. ``logp``: the classifier's log-probabilities of the enrolled cards (N x k),
-    ``labels``: each corner's card index in 0..k-1. Returns the weight and the accuracy per
-    weight."""
+    on a tie; 0 unless that beats the classifier alone by ``MIN_GAIN``. ``logp``: the
+    classifier's log-probabilities of the enrolled cards (N x k), ``labels``: each corner's card
+    index in 0..k-1. Returns the weight and the accuracy per weight."""
     k = logp.shape[1]
     f = feats / (np.linalg.norm(feats, axis=1, keepdims=True) + 1e-9)
     sums = np.zeros((k, f.shape[1]))
@@ -230,7 +235,7 @@ def choose_weight(
         pred = _mix(logp[rows], sims, beta, w).argmax(axis=1)
         acc[w] = float((pred == labels[rows]).mean())
     best = max(WEIGHTS, key=lambda w: (acc[w], -w))
-    return best, acc
+    return (best if acc[best] >= acc[0.0] + MIN_GAIN else 0.0), acc
 
 
 def assign_ranks(

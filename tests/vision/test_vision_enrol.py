@@ -77,6 +77,19 @@ def test_prototypes_alone_when_the_classifier_misreads_the_deck() -> None:
     assert w > 0 and acc[w] == 1.0 == acc[math.inf]
 
 
+def test_classifier_alone_when_the_prototypes_gain_little() -> None:
+    """One corner in 40 more named right is noise at enrolment size, not a reason to let the
+    prototypes count (proc-serif at weight 2 lost plays, seed 9410)."""
+    rng = np.random.default_rng(6)
+    feats, labels = corners(rng, 10, 0.3)
+    logp = np.log(np.full((len(labels), 4), 0.05))
+    logp[np.arange(len(labels)), labels] = np.log(0.85)
+    logp[0] = np.log(np.full(4, 0.05))
+    logp[0, (labels[0] + 1) % 4] = np.log(0.85)  # one corner misread
+    w, acc = choose_weight(logp, feats, labels)
+    assert acc[math.inf] == 1.0 and acc[0.0] == pytest.approx(39 / 40) and w == 0.0
+
+
 def test_classifier_alone_when_it_reads_the_deck_better() -> None:
     rng = np.random.default_rng(4)
     feats, labels = corners(rng, 2, 3.0)  # embeddings that barely tell the cards apart
