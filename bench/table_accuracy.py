@@ -69,13 +69,12 @@ def enrol_deck(deck: str, seed: int, tmp: Path) -> object:
     their own, read by the shipped models as `guandan vision enrol` reads them."""
     import cv2
 
-    from vision.detector import Detector
-    from vision.enrol import enrol
+    from vision.enrol import enrol, enrolment_detector
     from vision.synth.video import render_enrolment
 
     shots = render_enrolment(tmp / f"enrol-{deck}-{seed}", seed=seed + ENROL_SEED_OFFSET, deck=deck)
-    det = Detector(pyramid=(1.0, 1.5), rotations=4)
-    return enrol(det, [(cv2.imread(str(p)), kind) for p, kind in shots], name=deck)
+    frames = [(cv2.imread(str(p)), kind) for p, kind in shots]
+    return enrol(enrolment_detector(), frames, name=deck)
 
 
 def game(

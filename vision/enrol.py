@@ -46,6 +46,7 @@ __all__ = [
     "classifier_id",
     "closest_pair",
     "enrol",
+    "enrolment_detector",
     "missing_cards",
 ]
 
@@ -271,6 +272,16 @@ def assign_ranks(
         out[i] = cards[j]
         taken[cards[j]] += 1
     return out
+
+
+def enrolment_detector(
+    model: str | Path | None = None, classifier: str | Path | None = None
+) -> Detector:
+    """The detector enrolment reads its frames with: both detector scales the kiosk's cards need
+    (1 and 1.5) and the four quarter turns for steadier embeddings."""
+    from vision.detector import Detector
+
+    return Detector(model, classifier, pyramid=(1.0, 1.5), rotations=4)
 
 
 def enrol(

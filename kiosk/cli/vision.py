@@ -113,21 +113,20 @@ def _detect(args: argparse.Namespace) -> int:
 def _enrol(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from vision.detector import Detector, read_image
-    from vision.enrol import SHOT_KINDS, closest_pair, enrol, missing_cards
+    from vision.detector import read_image
+    from vision.enrol import SHOT_KINDS, closest_pair, enrol, enrolment_detector, missing_cards
 
     out = Path(args.out)
     if not out.resolve().parent.exists():
         raise ValueError(f"--out {out}: the folder {out.parent} does not exist")
-    option = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds", "J": "jokers"}
-    listed = [(path, kind) for kind in SHOT_KINDS for path in getattr(args, option[kind])]
+    listed = [(path, kind) for kind, name in SHOT_KINDS.items() for path in getattr(args, name)]
     if not listed:
         raise ValueError(
             "no frames given: pass --spades IMG --hearts IMG --clubs IMG --diamonds IMG "
             "[--jokers IMG]"
         )
     shots = [(read_image(path), kind) for path, kind in listed]  # a bad file stops here
-    det = Detector(args.model, args.classifier, pyramid=(1.0, 1.5), rotations=4)
+    det = enrolment_detector(args.model, args.classifier)
     prof = enrol(det, shots, name=args.name or out.stem, log=lambda m: print(m, file=sys.stderr))
     prof.save(out)
     a, b, cos = closest_pair(prof)

@@ -20,6 +20,7 @@ from vision.enrol import (
     assign_ranks,
     choose_weight,
     enrol,
+    enrolment_detector,
     missing_cards,
 )
 
@@ -189,7 +190,7 @@ def club_share(det: Detector, image: np.ndarray) -> float:
 @needs_model
 def test_enrolled_plastic_reads_its_clubs(plastic: tuple[Path, list[tuple[Path, str]]]) -> None:
     root, shots = plastic
-    det = Detector(pyramid=(1.0, 1.5), rotations=4)
+    det = enrolment_detector()
     prof = enrol(det, [(cv2.imread(str(p)), k) for p, k in shots], name="plastic")
     assert missing_cards(prof) == []
     assert prof.weight > 0  # the classifier alone reads plastic's clubs as spades
