@@ -11,6 +11,7 @@ by default a second, half-size pass finds cards too large for the first (a close
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Sequence
@@ -217,7 +218,6 @@ class Detector:
         #: the classifier's embedding output (exported since 2026-11-30; older files get it with
         #: ``vision.train.export.add_features_output``): what deck enrolment compares
         self.has_features = any(o.name == "features" for o in self.cls.get_outputs())
-        self.classifier_id = classifier_id(cls_path)
         #: an enrolled deck design (vision/enrol.py): corners are named by their similarity to
         #: its prototypes within the probability the classifier gives the enrolled cards
         self.deck: DeckProfile | None = None
@@ -289,6 +289,12 @@ class Detector:
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
         keep = nms(boxes, scores, self.iou) if len(scores) else []
         return boxes[keep], scores[keep]
+
+    @functools.cached_property
+    def classifier_id(self) -> str:
+        """Fingerprint of the classifier file (vision.enrol.classifier_id), hashed on first use
+        (enrolment, a deck profile), not at start-up."""
+        return classifier_id(self.classifier_path)
 
     def use_deck(self, deck: DeckProfile | str | Path | None) -> None:
         """Read with this enrolled deck design from now on (None: without one)."""

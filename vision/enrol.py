@@ -299,8 +299,7 @@ def enrol(
     if not shots:
         raise EnrolError("no enrolment frames: give one frame per suit (and one of the jokers)")
     names = detector.class_names
-    per_card: dict[str, list[np.ndarray]] = {}
-    corners: list[tuple[str, np.ndarray, np.ndarray]] = []  # card, probs, embedding
+    corners: list[tuple[str, np.ndarray, np.ndarray]] = []  # card, probs, unit embedding
     for k, (image, kind) in enumerate(shots):
         if kind not in SHOT_KINDS:
             raise EnrolError(f"frame {k + 1}: kind {kind!r}: one of {', '.join(SHOT_KINDS)}")
@@ -314,8 +313,7 @@ def enrol(
         got = 0
         for lab, p, f in zip(labels, probs, feats, strict=True):
             if lab is not None:
-                per_card.setdefault(lab, []).append(f / (np.linalg.norm(f) + 1e-9))
-                corners.append((lab, p, f))
+                corners.append((lab, p, f / (np.linalg.norm(f) + 1e-9)))
                 got += 1
         if log:
             log(f"frame {k + 1} ({SHOT_KINDS[kind]}): {got} of {len(boxes)} corners enrolled")
@@ -324,15 +322,15 @@ def enrol(
                 f"frame {k + 1} ({SHOT_KINDS[kind]}): no card corner found; lay the cards "
                 "face up, fanned or apart, inside the camera's view"
             )
-    cards = [c for c in names if c in per_card]
-    protos = []
-    for c in cards:
-        v = np.mean(per_card[c], axis=0)
-        protos.append(v / (np.linalg.norm(v) + 1e-9))
-    cols = [names.index(c) for c in cards]
+    cards = [c for c in names if any(c == lab for lab, _, _ in corners)]
     labels = np.array([cards.index(c) for c, _, _ in corners])
+    feats = np.stack([f for _, _, f in corners])
+    sums = np.zeros((len(cards), feats.shape[1]))
+    np.add.at(sums, labels, feats)
+    protos = sums / (np.linalg.norm(sums, axis=1, keepdims=True) + 1e-9)
+    cols = [names.index(c) for c in cards]
     logp = np.log(np.stack([p[cols] for _, p, _ in corners]) + 1e-12)
-    weight, acc = choose_weight(logp, np.stack([f for _, _, f in corners]), labels)
+    weight, acc = choose_weight(logp, feats, labels)
     if log:
         tried = ", ".join(f"{w:g}: {a:.3f}" for w, a in acc.items())
         log(
@@ -343,8 +341,8 @@ def enrol(
         name,
         detector.classifier_id,
         cards,
-        np.stack(protos),
-        [len(per_card[c]) for c in cards],
+        protos,
+        [int(n) for n in np.bincount(labels, minlength=len(cards))],
         weight=weight,
     )
 
