@@ -265,3 +265,20 @@ def test_an_old_classifier_gets_its_features_output(tmp_path: Path) -> None:
     assert np.allclose(
         det2.classify_with_features(img, box)[1], ref.classify_with_features(img, box)[1]
     )
+
+
+@needs_model
+def test_enrol_without_frames_or_with_an_empty_table_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "deck.json"
+    assert main(["vision", "enrol", "--out", str(out)]) == 2
+    assert "no frames given" in capsys.readouterr().err
+    felt = tmp_path / "felt.png"
+    cv2.imwrite(str(felt), np.full((720, 1280, 3), (40, 110, 60), np.uint8))
+    assert main(["vision", "enrol", "--spades", str(felt), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "frame 1 (spades): no card corner found" in err
+    assert not out.exists()
+    assert main(["vision", "enrol", "--spades", str(felt), "--out", "/no/such/dir/d.json"]) == 2
+    assert "/no/such/dir does not exist" in capsys.readouterr().err
