@@ -26,6 +26,12 @@ models/card-corners.onnx (skipped with a message when it is not shipped).
     python bench/table_accuracy.py --games 10 [--deals 1] [--seed 9001] [--detector oracle]
         [--mischief 0.01] [--fouls-limit N] [--keep DIR] [--enrol] [--decks D1,D2]
 
+``--det-cache`` (with ``--detector model`` and ``--keep``) keeps every detector answer beside the
+kept render, keyed by the image bytes, the classifier file and the deck profile: replaying the
+same videos with other tracker or referee settings then runs no detector (an answer is looked up
+only for the very pixels it was computed on, so the figures are those of a plain run; the
+frames/s are not).
+
 ``--enrol`` (with ``--detector model``) first enrols each game's deck as a referee would
 (vision/enrol.py; the shots rendered on a table of their own, seed + 500,000) and reads the game
 with that deck profile.
@@ -35,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import hashlib
 import json
 import os
 import pickle
@@ -77,6 +84,44 @@ def enrol_deck(deck: str, seed: int, tmp: Path) -> object:
     return enrol(enrolment_detector(), frames, name=deck)
 
 
+class CachedDetector:
+    """A detector's answers kept by the exact image they answered (``--det-cache``)."""
+
+    def __init__(self, det: object, path: Path) -> None:
+        self.det = det
+        self.path = path
+        self.hits = self.misses = 0
+        self.answers: dict[bytes, list[object]] = {}
+        if path.exists():
+            with path.open("rb") as f:
+                self.answers = pickle.load(f)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.det, name)
+
+    def detect(self, image: object) -> list[object]:
+        import hashlib
+
+        import numpy as np
+
+        a = np.ascontiguousarray(image)
+        key = hashlib.blake2b(a.tobytes(), digest_size=16, person=str(a.shape).encode()[:16])
+        k = key.digest()
+        got = self.answers.get(k)
+        if got is None:
+            self.misses += 1
+            got = self.answers[k] = list(self.det.detect(a))  # type: ignore[attr-defined]
+        else:
+            self.hits += 1
+        return got
+
+    def save(self) -> None:
+        tmp = self.path.with_suffix(".part")
+        with tmp.open("wb") as f:
+            pickle.dump(self.answers, f)
+        tmp.replace(self.path)
+
+
 def game(
     seed: int,
     deals: int,
@@ -86,6 +131,7 @@ def game(
     mischief: float,
     tmp: Path,
     enrolled: bool = False,
+    det_cache: bool = False,
 ) -> dict[str, object]:
     from kiosk.replay import replay
     from vision.synth.video import render_game
@@ -111,7 +157,24 @@ def game(
     ref = Referee(prof)
     ref.feed_all(truth)
     deck_profile = enrol_deck(info.deck, seed, tmp) if enrolled else None
-    res = replay(out, profile=prof, detector=detector, deck=deck_profile)
+    cached = None
+    if det_cache:
+        from vision.pipeline import resolve_detector
+
+        det = resolve_detector(detector, out, deck_profile)
+        tag = str(det.classifier_id)[:12]
+        if deck_profile is not None:
+            tag += (
+                "-"
+                + hashlib.sha256(
+                    json.dumps(deck_profile.to_json(), sort_keys=True).encode()  # type: ignore[attr-defined]
+                ).hexdigest()[:12]
+            )
+        cached = CachedDetector(det, out.with_suffix(f".dets-{tag}.pkl"))
+        res = replay(out, profile=prof, detector=cached)
+        cached.save()
+    else:
+        res = replay(out, profile=prof, detector=detector, deck=deck_profile)
     # the events in effect: a correction (the referee's second look at a play, or a person's)
     # replaces the events from the one it names on
     effective = effective_events(res.events)
@@ -175,6 +238,7 @@ def game(
         "gaps": len(rep.gaps),
         "suit_weights": rep.suit_weights,
         "enrol_weight": None if deck_profile is None else str(deck_profile.weight),  # type: ignore[attr-defined]
+        "det_cache": None if cached is None else {"hits": cached.hits, "misses": cached.misses},
         "warnings": rep.warnings,
     }
 
@@ -204,12 +268,20 @@ def main() -> int:
         help="keep the rendered games here; a rerun with the same arguments reuses them",
     )
     ap.add_argument(
+        "--det-cache",
+        action="store_true",
+        help="with --keep: keep the detector's answers there too (a rerun with other tracker "
+        "or referee settings runs no detector; frames/s then mean nothing)",
+    )
+    ap.add_argument(
         "--fouls-limit",
         type=int,
         help="play under the profile with this team foul limit (a run with many exposed cards "
         "must not end its deals on fouls)",
     )
     args = ap.parse_args()
+    if args.det_cache and not (args.keep and args.detector == "model"):
+        raise SystemExit("--det-cache needs --detector model and --keep DIR (answers lie there)")
     if args.enrol and args.detector != "model":
         raise SystemExit("--enrol needs --detector model (the oracle reads no cards)")
     only = set(args.decks.split(",")) if args.decks else None
@@ -248,6 +320,7 @@ def main() -> int:
                 args.mischief,
                 tmp,
                 args.enrol,
+                args.det_cache,
             )
             lat = row.pop("latency")
             assert isinstance(lat, list)
