@@ -24,6 +24,12 @@ the other detections over ``keep_score`` count only as the second corner of a ca
 corner counts (a joker's corner named with less confidence than its twin).
 Two corner pairs of one label with one centre are one card (a card with an index in all four
 corners, like plastic's jokers, shows two diagonals).
+Two one-corner cards read differently are one card when they lie the table's own corner spacing
+apart (``Tracker.spacing``: the median distance of the one-label pairs seen so far; plastic's
+indices sit ~75 mm apart) within ``fuse_mm`` (3), and both readings together name one card for
+at most ``fuse_cost`` nats (:func:`_fused`): a card whose corners were read in two suits (S9
+and C9, plastic read with a deck profile) counts once, named from both corners. A fan's
+neighbours lie ~12 mm further apart than one card's corners, so they stay two cards.
 A ``weak`` detection (a joker the corner stage scored under its floor, ``vision.detector``)
 counts only paired with the card's other corner: a ghost joker in a court card's picture seldom
 comes with a second one a card's diagonal away.
@@ -113,6 +119,11 @@ PAIR_BONUS = 0.5
 #: turned real illegal plays (two unrelated cards, fanned: one shows one corner) into legal
 #: singles about as often as it removed a corner read in card art.
 INSIDE_COST = 0.5
+#: Corner pairs of one label the tracker must have seen before it learns the deck's spacing of a
+#: card's two corner indices (``Tracker.spacing``) and pairs corners read differently
+SPACING_MIN = 20
+#: How many of the latest one-label corner pairs the spacing is the median of
+SPACING_KEEP = 200
 
 
 class CardBox(Protocol):
@@ -284,6 +295,25 @@ def _pair_alts(a: Alts, b: Alts) -> Alts:
     return tuple(sorted(out, key=lambda kv: (kv[1], kv[0]))[:3])
 
 
+def _fused(a: SeenCard, b: SeenCard) -> tuple[str, float, Alts] | None:
+    """One card seen at two corners read differently (``a`` and ``b``, one corner each): the
+    reading both corners together make cheapest, its cost (the two corners' costs of it added,
+    a reading a corner did not keep costing ``_ALT_CAP`` there) and the other readings as
+    runner-ups (the mean of the two costs, less the chosen one's, as :func:`_pair_alts`)."""
+    da = {**dict(a.alts), a.card: 0.0}
+    db = {**dict(b.alts), b.card: 0.0}
+    both = {k: da.get(k, _ALT_CAP) + db.get(k, _ALT_CAP) for k in {*da, *db} if k != "none"}
+    if not both:
+        return None
+    label = min(both, key=lambda k: (both[k], k))
+    cost = both[label]
+    alts = [(k, round((v - cost) / 2, 3)) for k, v in both.items() if k != label]
+    nones = [v for v in (da.get("none"), db.get("none")) if v is not None]
+    if nones:  # "no card there" at either corner: the cheaper doubt
+        alts.append(("none", round(min(nones), 3)))
+    return label, cost, tuple(sorted(alts, key=lambda kv: (kv[1], kv[0]))[:3])
+
+
 def _with_none(card: SeenCard, cost: float) -> SeenCard:
     """``card`` with the runner-up "no card there" at ``cost`` (unless it has it cheaper)."""
     alts = dict(card.alts)
@@ -347,6 +377,8 @@ class Tracker:
         keep_score: float = 0.12,
         keep_mm: float = 6.0,
         keep_s: float = 1.0,
+        fuse_mm: float = 3.0,
+        fuse_cost: float = 4.0,
     ) -> None:
         if stable_frames < 1 or window < 1 or drop_window < 1 or not 1 <= confirm <= window:
             raise ValueError(
@@ -361,6 +393,8 @@ class Tracker:
         self.index_angle = math.atan2(h - 2 * iy, w - 2 * ix)
         self.card_half = (w / 2, h / 2)
         self.inside_mm = inside_mm
+        self.fuse_mm, self.fuse_cost = fuse_mm, fuse_cost
+        self._spacings: list[float] = []
         self.keep_score, self.keep_mm, self.keep_s = keep_score, keep_mm, keep_s
         self._strong: list[tuple[float, str, float, float]] = []
         self.pair_tol_mm = pair_tol_mm
@@ -465,6 +499,7 @@ class Tracker:
                 if any(np.hypot(*(c - q)) < self.same_mm for q in centres):
                     continue  # both diagonals of a card with an index in all four corners
                 centres.append(c)
+                self._spacings.append(float(np.hypot(*(merged[i] - merged[j]))))
                 a = _pair_alts(alts[i], alts[j]) if alts[i] or alts[j] else ()
                 axes = self._axes(merged[i], merged[j])
                 out.append(
@@ -474,7 +509,55 @@ class Tracker:
                 if i not in used and not weaks[i]:  # a weak corner counts with its pair only
                     x, y = float(merged[i][0]), float(merged[i][1])
                     out.append(SeenCard(label, x, y, self.region_at(x, y), 1, alts[i]))
-        return self._inside_doubts(self._pair_doubts(out))
+        del self._spacings[:-SPACING_KEEP]
+        return self._inside_doubts(self._pair_doubts(self._fuse(out)))
+
+    @property
+    def spacing(self) -> float | None:
+        """This table's distance between a card's two corner indices (mm), learnt from the corner
+        pairs of one label seen so far (the median of the latest ``SPACING_KEEP``); None until
+        ``SPACING_MIN`` were seen. Decks differ: plastic's indices sit ~75 mm apart, not
+        ``pair_mm`` (82, a 63 x 88 mm card with the index centre 6 x 12 mm in)."""
+        if len(self._spacings) < SPACING_MIN:
+            return None
+        return float(np.median(self._spacings))
+
+    def _fuse(self, cards: list[SeenCard]) -> list[SeenCard]:
+        """Two one-corner cards read differently, lying the table's corner spacing apart
+        (``spacing`` +- ``fuse_mm``), are one card when both readings together name one card
+        for at most ``fuse_cost`` nats (each corner's runner-up cost of it, added): a card whose
+        two corners were read in two suits (plastic enrolled: S9 at one corner, C9 at the other)
+        is one card, named from both. The cheapest pairs first; each corner in one pair."""
+        spacing = self.spacing
+        singles = [k for k, c in enumerate(cards) if c.corners == 1]
+        if spacing is None or len(singles) < 2:
+            return cards
+        options: list[tuple[float, float, int, int, str, Alts]] = []
+        for ai, i in enumerate(singles):
+            for j in singles[ai + 1 :]:
+                a, b = cards[i], cards[j]
+                if a.card == b.card:
+                    continue
+                off = abs(math.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) - spacing)
+                if off > self.fuse_mm:
+                    continue
+                got = _fused(a, b)
+                if got is not None and got[1] <= self.fuse_cost:
+                    options.append((got[1], off, i, j, got[0], got[2]))
+        if not options:
+            return cards
+        used: set[int] = set()
+        made: list[SeenCard] = []
+        for _, _, i, j, label, alts in sorted(options):
+            if i in used or j in used:
+                continue
+            used |= {i, j}
+            a, b = cards[i], cards[j]
+            p, q = np.array([a.x_mm, a.y_mm]), np.array([b.x_mm, b.y_mm])
+            c = (p + q) / 2
+            x, y = float(c[0]), float(c[1])
+            made.append(SeenCard(label, x, y, self.region_at(x, y), 2, alts, self._axes(p, q)))
+        return [c for k, c in enumerate(cards) if k not in used] + made
 
     def _pair_doubts(self, cards: list[SeenCard]) -> list[SeenCard]:
         """Two one-corner cards ``pair_mm`` apart, where the first's runner-up reading is the

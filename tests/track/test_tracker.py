@@ -452,3 +452,85 @@ def test_a_card_with_an_index_in_all_four_corners_counts_once() -> None:
     lower = [d for i, d in enumerate(four("SB", x - 17, y)) if i in (0, 3)]
     seen = tr.cards_in(lower + four("SB", x, y))
     assert Counter(c.card for c in seen) == Counter({"SB": 2})
+
+
+def _corner_at(x: float, y: float, card: str, alts: tuple = ()) -> Det:
+    (u, v) = calibration().to_image([(x, y)])[0]
+    return Det(card, (u - 6, v - 6, u + 6, v + 6), 1.0, alts)
+
+
+def _card(card: str, x: float, y: float, spacing: float, angle: float = 0.9) -> list[Det]:
+    """A card's two corner indices ``spacing`` mm apart (deck designs differ)."""
+    dx, dy = spacing / 2 * np.cos(angle), spacing / 2 * np.sin(angle)
+    return [_corner_at(x - dx, y - dy, card), _corner_at(x + dx, y + dy, card)]
+
+
+def test_a_card_read_in_two_suits_at_its_corners_is_one_card() -> None:
+    """A card whose two corners were read in two suits (S9 at one, C9 at the other: plastic
+    with a deck profile) is one card once the tracker knows the table's corner spacing, named
+    by both readings together; before, it is two one-corner cards."""
+    from dataclasses import replace
+
+    from vision.track import SPACING_MIN
+
+    tr = Tracker(calibration())
+    tl, br = detections([("S9", *S_PLAY, 0.4)])
+    split = [replace(tl, alts=(("C9", 0.7),)), replace(br, card="C9", alts=(("S9", 0.2),))]
+    assert sorted((c.card, c.corners) for c in tr.cards_in(split)) == [("C9", 1), ("S9", 1)]
+    assert tr.spacing is None
+    for _ in range(SPACING_MIN):
+        tr.cards_in(detections([("H3", *N_PLAY, 0.1)]))
+    assert tr.spacing == pytest.approx(tr.pair_mm, abs=0.5)
+    (card,) = tr.cards_in(split)
+    # S9: 0 at one corner + 0.2 at the other; C9: 0.7 + 0
+    assert (card.card, card.corners, card.region) == ("S9", 2, "S")
+    assert dict(card.alts)["C9"] == pytest.approx(0.25)
+    assert card.axes is not None
+    # two readings that do not name one card (neither is the other's runner-up): two cards
+    plain = [replace(tl, card="S9"), replace(br, card="D4")]
+    assert sorted((c.card, c.corners) for c in tr.cards_in(plain)) == [("D4", 1), ("S9", 1)]
+    # a runner-up too dear (4.5 nats): two cards
+    dear = [replace(tl, alts=(("C9", 4.5),)), replace(br, card="C9", alts=(("D9", 0.1),))]
+    assert len(tr.cards_in(dear)) == 2
+
+
+def test_a_real_pair_fanned_is_not_taken_for_one_card_read_in_two_suits() -> None:
+    """C9 and S9 fanned, each showing one corner (the lower card's top-left, the upper card's
+    bottom-right; the upper card's top-left missed): the two corners lie 93 mm apart, not the
+    82 of one card, so they stay two cards although each reading is the other's runner-up."""
+    from dataclasses import replace
+
+    from vision.track import SPACING_MIN
+
+    tr = Tracker(calibration())
+    for _ in range(SPACING_MIN):
+        tr.cards_in(detections([("H3", *N_PLAY, 0.1)]))
+    lower, upper = detections(fan(["C9", "S9"], *S_PLAY), hide={(0, 1), (1, 0)})
+    pair = [replace(lower, alts=(("S9", 0.5),)), replace(upper, alts=(("C9", 0.5),))]
+    assert Counter(c.card for c in tr.cards_in(pair)) == Counter({"C9": 1, "S9": 1})
+
+
+def test_the_corner_spacing_is_learnt_from_the_table() -> None:
+    """Plastic's corner indices sit ~75 mm apart, not the 82 of the default geometry: the
+    tracker takes the spacing from the one-label pairs it sees (pairing them with its own
+    20 mm tolerance) and fuses a card read in two suits at that spacing, not at 82."""
+    from vision.track import SPACING_MIN
+
+    tr = Tracker(calibration())
+    x, y = N_PLAY
+    for k in range(SPACING_MIN):
+        tr.cards_in(_card("H3", x + k % 5, y, 75.0))
+    assert tr.spacing == pytest.approx(75.0, abs=1.0)
+    sx, sy = S_PLAY
+    a, b = _card("S9", sx, sy, 75.0)
+    split = [replace_card(a, "S9", (("C9", 0.6),)), replace_card(b, "C9", (("S9", 0.3),))]
+    assert [(c.card, c.corners) for c in tr.cards_in(split)] == [("S9", 2)]
+    a, b = _card("S9", sx, sy, 82.0)
+    split = [replace_card(a, "S9", (("C9", 0.6),)), replace_card(b, "C9", (("S9", 0.3),))]
+    assert sorted(c.corners for c in tr.cards_in(split)) == [1, 1]
+
+
+def replace_card(d: Det, card: str, alts: tuple) -> Det:
+    from dataclasses import replace
+
+    return replace(d, card=card, alts=alts)
