@@ -268,6 +268,7 @@ class TablePipeline:
         self._prev: np.ndarray | None = None
         self._ref: np.ndarray | None = None
         self._bg: np.ndarray | None = None
+        self._table_level = 0.0
         self._detecting: set[str] = set()
         self._last_full = -math.inf
         self._lamp_raw: dict[str, str | None] = {}
@@ -434,6 +435,9 @@ class TablePipeline:
         if self._ref is None or self._bg is None:
             self._ref = gray.copy()
             self._bg = gray.copy()  # the table as first seen (empty, normally)
+            # the bare table's grey level (most of the table is bare when first seen)
+            table = np.logical_or.reduce(list(self._masks.values()))
+            self._table_level = float(np.median(gray[table]))
         changed = np.abs(gray - self._ref) > self.changed_level
         not_table = np.abs(gray - self._bg) > self.changed_level
         # a hand: one big skin-coloured blob that was not there when the zone was last confirmed
@@ -478,7 +482,20 @@ class TablePipeline:
                     m = self._masks[z]
                     self._ref[m] = gray[m]
                     if not any(tracker.committed[r] for r in tracker.regions_of([z])):
-                        self._bg[m] = gray[m]
+                        # the zone holds no card: its look becomes the bare table, except
+                        # what does not look like the table (close to the bare table seen
+                        # before, or to the table's grey level). Cards the detector cannot read
+                        # lie there too (guyenne's court cards): taken into the bare table,
+                        # once they were taken away the table where they lay differed from
+                        # "the bare table" and, on a skin-coloured table, was a hand resting
+                        # there for good, so the zone was never looked at again (seed 9403:
+                        # E's cleared trick and 8 later plays lost)
+                        level = self.changed_level
+                        bare = m & (
+                            (np.abs(gray - self._bg) <= level)
+                            | (np.abs(gray - self._table_level) <= level)
+                        )
+                        self._bg[bare] = gray[bare]
         for ch in self.interpreter.rereads:
             self.report.warnings.append(
                 f"t={ch.t:.2f}s: zone {ch.region} read again with no hand near: "

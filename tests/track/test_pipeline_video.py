@@ -349,3 +349,36 @@ def test_zone_crops_keep_a_margin_round_the_zone(video: Path) -> None:
             assert x0 == max(0, int(np.floor(poly[:, 0].min())) - pad)
             assert y1 == min(h, int(np.ceil(poly[:, 1].max())) + pad)
             assert x1 - x0 <= w and y1 - y0 <= h
+
+
+def test_cards_never_read_do_not_become_the_bare_table(tmp_path: Path) -> None:
+    """Cards the detector cannot read (guyenne's court cards) lie in a zone the tracker holds
+    empty. Once they are taken away, the table where they lay must still be the bare table, not
+    a skin-coloured "hand" resting there for good: on a terracotta table (seed 1's felt) E's
+    zone was never looked at again and E's next card went unseen (seed 9403)."""
+    from vision.pipeline import OracleDetector
+    from vision.synth.video import render_game
+
+    script = [
+        ob(0, "deal_start", first_leader="E"),
+        ob(3, "played", "E", "DJ DJ"),
+        ob(6, "pass", "N"),
+        ob(8, "pass", "W"),
+        ob(10, "pass", "S"),
+        ob(12, "trick_cleared"),
+        ob(16, "played", "E", "S9"),
+    ]
+    out = tmp_path / "terracotta.mp4"
+    render_game(load_profile("standard"), seed=1, deals=1, out=out, fps=FPS, size=SIZE,
+                deck="cv-plain", script=script)  # fmt: skip
+    cap = cv2.VideoCapture(str(out))
+    ok, frame = cap.read()
+    b, g, r = frame[SIZE[1] // 2, SIZE[0] // 2].astype(int)
+    assert r > g > b  # the skin-coloured felt
+
+    class Unread(OracleDetector):
+        def detect_frame(self, index: int, image: np.ndarray, roi=None) -> list:  # type: ignore[no-untyped-def]
+            return [d for d in super().detect_frame(index, image, roi) if d.card != "DJ"]
+
+    got = list(observations_from_video(out, detector=Unread(f"{out}.oracle.jsonl.gz")))
+    assert ("played", "E", ("S9",), None, None) in [_key(o) for o in got]
