@@ -365,12 +365,19 @@ class Detector:
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """Class probabilities (N x len(class_names)) of the crops around ``boxes``; with an
         enrolled deck (``use_deck``), as its prototypes share them out."""
+        return self._classify(image, boxes)[0]
+
+    def _classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`classify`'s probabilities, and per crop how sure the classifier itself is of
+        its card: the probability of its likeliest card (with a deck profile, before the
+        prototypes share the enrolled cards' probability out)."""
         if len(boxes) == 0:
-            return np.zeros((0, len(self.class_names)), np.float32)
+            return np.zeros((0, len(self.class_names)), np.float32), np.zeros(0, np.float32)
         if self.deck is not None:
             probs, feats = self.classify_with_features(image, boxes)
-            return self.deck.reweigh(probs, feats, self.class_names)
-        return self._run_classifier(image, boxes, self.rotations, False)[0]
+            return self.deck.reweigh(probs, feats, self.class_names), probs.max(axis=1)
+        probs = self._run_classifier(image, boxes, self.rotations, False)[0]
+        return probs, probs.max(axis=1)
 
     def detect(self, image: np.ndarray) -> list[Detection]:
         """Every visible corner index in a BGR (or grey, or BGRA) image, best first."""
@@ -382,16 +389,23 @@ class Detector:
         return self.label(image, boxes, scores)
 
     def label(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> list[Detection]:
-        """Name the cards of the given corner boxes; corners classified ``none`` are dropped."""
-        probs = self.classify(image, boxes)
+        """Name the cards of the given corner boxes; corners classified ``none`` are dropped.
+
+        A corner's score is its corner score x how sure the classifier is of its card. With a
+        deck profile the prototypes decide *which* card, not how sure (vision/enrol.py): where
+        they split a card's probability between two suits (plastic's C4 and S4), the score is
+        still the classifier's own (seed 9602 enrolled: three 4s of a full house fell under
+        the tracker's floor at 0.15-0.22, and the play lost two cards)."""
+        probs, how_sure = self._classify(image, boxes)
         if self.suits is not None and len(probs):
             sure = np.asarray(scores) >= self.conf
             self.suits.observe(probs[sure], np.asarray(boxes)[sure])
             probs = self.suits.adjust(probs)
+            how_sure = probs.max(axis=1)
         none_idx = self.class_names.index(NONE_CLASS) if NONE_CLASS in self.class_names else None
         result = []
         names = self.class_names
-        for b, sc, p in zip(boxes, scores, probs, strict=True):
+        for b, sc, p, how in zip(boxes, scores, probs, how_sure, strict=True):
             order = np.argsort(-p)
             k = int(order[0])
             if none_idx is not None and k == none_idx:
@@ -412,7 +426,7 @@ class Detector:
                 Detection(
                     names[k],
                     (float(b[0]), float(b[1]), float(b[2]), float(b[3])),
-                    float(sc) ** (self.joker_power if weak else 1.0) * float(p[k]),
+                    float(sc) ** (self.joker_power if weak else 1.0) * float(how),
                     tuple(alts),
                     weak,
                 )

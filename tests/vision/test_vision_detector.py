@@ -333,14 +333,18 @@ def test_a_joker_under_the_corner_floor_is_kept_weak_when_asked(
         return out
 
     fake = np.stack([probs(3, "SB", 0.9), probs(3, "S5", 0.9), probs(3, "HA", 0.8)])
+
+    def fixed(image: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return fake[: len(b)], fake[: len(b)].max(1)
+
     d = Detector(conf=0.15, joker_conf=0.02, joker_power=0.25)
-    monkeypatch.setattr(d, "classify", lambda image, b: fake[: len(b)])
+    monkeypatch.setattr(d, "_classify", fixed)
     got = {x.card: x for x in d.label(img, boxes, scores)}
     assert set(got) == {"SB", "HA"}
     assert got["SB"].weak and got["SB"].score == pytest.approx(0.05**0.25 * 0.9, rel=1e-4)
     assert not got["HA"].weak and got["HA"].score == pytest.approx(0.6 * 0.8, rel=1e-4)
     plain = Detector(conf=0.15)
-    monkeypatch.setattr(plain, "classify", lambda image, b: fake[: len(b)])
+    monkeypatch.setattr(plain, "_classify", fixed)
     assert {x.card for x in plain.label(img, boxes, scores)} == {"HA"}
     with pytest.raises(ValueError, match="joker_power"):
         Detector(joker_power=0.0)
@@ -348,11 +352,11 @@ def test_a_joker_under_the_corner_floor_is_kept_weak_when_asked(
     # like one (0.2 x 0.9 would fall under the weak joker's 0.05 ** 0.25 x 0.9)
     scores = np.array([0.2, 0.05, 0.6], np.float32)
     d = Detector(conf=0.15, joker_conf=0.02, joker_power=0.25, joker_weak_below=0.3)
-    monkeypatch.setattr(d, "classify", lambda image, b: fake[: len(b)])
+    monkeypatch.setattr(d, "_classify", fixed)
     got = {x.card: x for x in d.label(img, boxes, scores)}
     assert got["SB"].weak and got["SB"].score == pytest.approx(0.2**0.25 * 0.9, rel=1e-4)
     d = Detector(conf=0.15, joker_conf=0.02, joker_power=0.25)
-    monkeypatch.setattr(d, "classify", lambda image, b: fake[: len(b)])
+    monkeypatch.setattr(d, "_classify", fixed)
     got = {x.card: x for x in d.label(img, boxes, scores)}
     assert not got["SB"].weak and got["SB"].score == pytest.approx(0.2 * 0.9, rel=1e-4)
 

@@ -199,9 +199,18 @@ def test_enrolled_plastic_reads_its_clubs(plastic: tuple[Path, list[tuple[Path, 
     clubs = cv2.imread(str(root / "b" / "enrol-C.png"))
     spades = cv2.imread(str(root / "b" / "enrol-S.png"))
     before = club_share(det, clubs), club_share(det, spades)
+    plain = {d.box: d for d in det.detect(clubs)}
     det.use_deck(prof)
     after = club_share(det, clubs), club_share(det, spades)
     assert before[0] < 0.2 and after[0] > 0.5 and after[1] < 0.3, (before, after)
+    # the prototypes decide which card, not how sure: a corner's score (which the tracker's
+    # floor reads) is the classifier's own, also where the reading moved to another card
+    read = {d.box: d for d in det.detect(clubs)}
+    both = [b for b in read if b in plain]
+    assert len(both) >= 20
+    assert sum(read[b].card != plain[b].card for b in both) >= 10
+    for b in both:
+        assert read[b].score == pytest.approx(plain[b].score, rel=1e-4), (read[b], plain[b])
 
 
 @needs_model
