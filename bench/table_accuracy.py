@@ -24,13 +24,13 @@ figures are those of calibration + motion + tracking + interpretation; ``--detec
 models/card-corners.onnx (skipped with a message when it is not shipped).
 
     python bench/table_accuracy.py --games 10 [--deals 1] [--seed 9001] [--detector oracle]
-        [--mischief 0.01] [--fouls-limit N] [--keep DIR] [--enrol] [--decks D1,D2]
+        [--mischief 0.01] [--fouls-limit N] [--keep DIR [--det-cache]] [--enrol] [--decks D1,D2]
 
 ``--det-cache`` (with ``--detector model`` and ``--keep``) keeps every detector answer beside the
-kept render, keyed by the image bytes, the classifier file and the deck profile: replaying the
-same videos with other tracker or referee settings then runs no detector (an answer is looked up
-only for the very pixels it was computed on, so the figures are those of a plain run; the
-frames/s are not).
+kept render, keyed by the image bytes, the classifier file, the deck profile and the detector's
+code and settings: replaying the same videos with other tracker or referee settings then runs no
+detector (an answer is looked up only for the very pixels it was computed on, so the figures are
+those of a plain run; the frames/s are not).
 
 ``--enrol`` (with ``--detector model``) first enrols each game's deck as a referee would
 (vision/enrol.py; the shots rendered on a table of their own, seed + 500,000) and reads the game
@@ -162,14 +162,19 @@ def game(
         from vision.pipeline import resolve_detector
 
         det = resolve_detector(detector, out, deck_profile)
-        tag = str(det.classifier_id)[:12]
+        # the answers depend on the classifier, the deck profile and the detector's own code
+        # and settings: any change there makes another cache
+        from vision import crops, enrol, suits
+        from vision import detector as detector_module
+        from vision.pipeline import PIPELINE_DETECTOR
+
+        key = hashlib.sha256(str(det.classifier_id).encode())
+        key.update(json.dumps(PIPELINE_DETECTOR, sort_keys=True, default=str).encode())
+        for mod in (detector_module, crops, enrol, suits):
+            key.update(Path(str(mod.__file__)).read_bytes())
         if deck_profile is not None:
-            tag += (
-                "-"
-                + hashlib.sha256(
-                    json.dumps(deck_profile.to_json(), sort_keys=True).encode()  # type: ignore[attr-defined]
-                ).hexdigest()[:12]
-            )
+            key.update(json.dumps(deck_profile.to_json(), sort_keys=True).encode())  # type: ignore[attr-defined]
+        tag = key.hexdigest()[:16]
         cached = CachedDetector(det, out.with_suffix(f".dets-{tag}.pkl"))
         res = replay(out, profile=prof, detector=cached)
         cached.save()
