@@ -149,4 +149,14 @@ def _enrol(args: argparse.Namespace) -> int:
             f"({' '.join(lacking)}); they keep the classifier's own reading",
             file=sys.stderr,
         )
+        courts = [c for c in lacking if c[1] in "JQK"]
+        if len(courts) >= 3:
+            # guyenne-classic: its J, Q and K show a suit sign and a picture, no rank index
+            print(
+                f"guandan vision enrol: warning: {len(courts)} of the 12 court cards were not "
+                "read as cards. If this deck's J, Q and K carry no rank index in the corner "
+                "(only a picture), the camera cannot tell them apart and will miss them in "
+                "play: use a deck with an index in the corner of every card",
+                file=sys.stderr,
+            )
     return 0

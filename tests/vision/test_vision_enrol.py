@@ -15,6 +15,7 @@ import pytest
 from kiosk.cli import main
 from vision.detector import DEFAULT_MODEL, Detector, ModelError
 from vision.enrol import (
+    SHOT_KINDS,
     DeckProfile,
     EnrolError,
     assign_ranks,
@@ -291,3 +292,28 @@ def test_enrol_without_frames_or_with_an_empty_table_writes_nothing(
     assert not out.exists()
     assert main(["vision", "enrol", "--spades", str(felt), "--out", "/no/such/dir/d.json"]) == 2
     assert "/no/such/dir does not exist" in capsys.readouterr().err
+
+
+@needs_model
+def test_a_deck_whose_court_cards_carry_no_index_is_flagged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """guyenne-classic's J, Q and K show a suit sign and a picture, no rank index: enrolment
+    cannot read them as cards, and tells the referee to use a deck with indices."""
+    sheet = Path("/usr/share/aisleriot/cards/guyenne-classic.svgz")
+    if not sheet.exists():
+        pytest.skip(f"{sheet} missing: install Debian's gnome-cards-data (make system-deps)")
+    from vision.synth.decks import render_aisleriot
+    from vision.synth.video import render_enrolment
+
+    render_aisleriot(sheet, tmp_path / "decks")
+    shots = render_enrolment(tmp_path / "g", seed=13, deck="guyenne-classic",
+                             decks_dir=tmp_path / "decks")  # fmt: skip
+    args = ["vision", "enrol", "--out", str(tmp_path / "guyenne.json")]
+    for path, kind in shots:
+        args += [f"--{SHOT_KINDS[kind]}", str(path)]
+    assert main(args) == 0
+    said = capsys.readouterr()
+    missing, err = json.loads(said.out)["missing"], said.err
+    assert sum(c[1] in "JQK" for c in missing) >= 3, missing
+    assert "no rank index" in err and "use a deck with an index" in err
