@@ -26,7 +26,7 @@ Two corner pairs of one label with one centre are one card (a card with an index
 corners, like plastic's jokers, shows two diagonals).
 Two one-corner cards read differently are one card when they lie the table's own corner spacing
 apart (``Tracker.spacing``: the median distance of the one-label pairs seen so far; plastic's
-indices sit ~75 mm apart) within ``fuse_mm`` (3), and both readings together name one card for
+indices sit ~75 mm apart) within ``fuse_mm`` (5), and both readings together name one card for
 at most ``fuse_cost`` nats (:func:`_fused`): a card whose corners were read in two suits (S9
 and C9, plastic read with a deck profile) counts once, named from both corners. A fan's
 neighbours lie ~12 mm further apart than one card's corners, so they stay two cards.
@@ -377,7 +377,7 @@ class Tracker:
         keep_score: float = 0.12,
         keep_mm: float = 6.0,
         keep_s: float = 1.0,
-        fuse_mm: float = 3.0,
+        fuse_mm: float = 5.0,
         fuse_cost: float = 4.0,
     ) -> None:
         if stable_frames < 1 or window < 1 or drop_window < 1 or not 1 <= confirm <= window:
