@@ -100,8 +100,6 @@ class CachedDetector:
         return getattr(self.det, name)
 
     def detect(self, image: object) -> list[object]:
-        import hashlib
-
         import numpy as np
 
         a = np.ascontiguousarray(image)

@@ -322,7 +322,8 @@ def enrol(
                 f"frame {k + 1} ({SHOT_KINDS[kind]}): no card corner found; lay the cards "
                 "face up, fanned or apart, inside the camera's view"
             )
-    cards = [c for c in names if any(c == lab for lab, _, _ in corners)]
+    named = {lab for lab, _, _ in corners}
+    cards = [c for c in names if c in named]
     labels = np.array([cards.index(c) for c, _, _ in corners])
     feats = np.stack([f for _, _, f in corners])
     sums = np.zeros((len(cards), feats.shape[1]))

@@ -1,0 +1,49 @@
+"""bench/table_accuracy.py --det-cache: answers kept by the exact pixels, reloaded from disk."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "table_accuracy.py"
+
+
+def _bench():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("table_accuracy_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class Counting:
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def detect(self, image: np.ndarray) -> list[tuple[int, int]]:
+        self.calls += 1
+        return [(int(image.sum()), self.calls)]
+
+
+def test_answers_are_kept_by_their_pixels_and_survive_a_reload(tmp_path: Path) -> None:
+    bench = _bench()
+    det = Counting()
+    path = tmp_path / "g1.dets-x.pkl"
+    cached = bench.CachedDetector(det, path)
+    a = np.zeros((4, 6, 3), np.uint8)
+    b = a.copy()
+    b[1, 2, 0] = 1  # one pixel differs: another answer
+    first = cached.detect(a)
+    assert cached.detect(a.copy()) == first and det.calls == 1
+    assert cached.detect(b) != first and det.calls == 2
+    assert cached.detect(a.reshape(6, 4, 3)) != first  # same bytes, another shape
+    assert cached.name == "counting"  # the rest is the detector's own
+    cached.save()
+    again = bench.CachedDetector(Counting(), path)
+    assert again.detect(a) == first and (again.hits, again.misses) == (1, 0)
