@@ -53,3 +53,52 @@ def test_labels_lie_in_the_image_and_show_ink(decks: list[Deck]) -> None:
                 patch = s.image[int(y1) : int(y2) + 1, int(x1) : int(x2) + 1]
                 assert patch.std() > 3, "a labelled index must not be a flat patch"
     assert labelled > 10
+
+
+GUYENNE = Path("/usr/share/aisleriot/cards/guyenne-classic.svgz")
+
+
+@pytest.mark.skipif(not GUYENNE.exists(), reason="needs Debian's gnome-cards-data")
+def test_court_cards_without_an_index_get_no_label(tmp_path: Path) -> None:
+    """guyenne-classic prints no index on J, Q, K: their corners are ignore regions, not labels
+    (kept apart in the meta file), while its other cards are labelled as usual."""
+    import json
+
+    from vision.synth import dataset
+
+    (deck,) = build_all(tmp_path / "decks", include=["guyenne-classic"])
+    assert not deck.has_index("SJ") and not deck.has_index("HQ") and not deck.has_index("DK")
+    assert deck.has_index("ST") and deck.has_index("CA") and deck.has_index("HR")
+    out = tmp_path / "scenes"
+    for sub in ("images", "labels", "meta"):
+        (out / sub / "val").mkdir(parents=True)
+    labelled: list[dict[str, object]] = []
+    apart: list[dict[str, object]] = []
+    ignored: list[list[float]] = []
+    for i in range(8):
+        scene = render_scene([deck], dataset.SEED_BASE["val"] + i, 256)
+        for c in scene.corners:
+            assert c.deck == "guyenne-classic"
+            assert c.has_index == (c.card[1] not in "JQK")
+        dataset._one(("val", i, str(tmp_path / "decks"), out, 256, ["guyenne-classic"]))
+        meta = json.loads((out / "meta" / "val" / f"val_{i:06d}.json").read_text())
+        labels = (out / "labels" / "val" / f"val_{i:06d}.txt").read_text().split("\n")
+        assert len([x for x in labels if x]) == len(meta["corners"])
+        labelled += meta["corners"]
+        apart += meta["no_index"]
+        ignored += meta["ignored"]
+    assert labelled and apart
+    assert all(str(c["card"])[1] not in "JQK" for c in labelled)
+    assert all(str(c["card"])[1] in "JQK" for c in apart)
+    assert all(c["box"] in ignored for c in apart)
+    # the evaluation leaves them out by default and can count them the old way
+    from vision.detector import Detector
+    from vision.train.evaluate import eval_synthetic
+
+    det = Detector(Path(__file__).resolve().parents[2] / "models" / "card-corners.onnx")
+    new = eval_synthetic(det, out)
+    old = eval_synthetic(det, out, count_no_index=True)
+    assert new["corners"] == len(labelled)
+    assert old["corners"] == len(labelled) + len(apart)
+    assert set(new["by_deck"]) == {"guyenne-classic"}
+    assert old["by_deck"]["guyenne-classic"]["corners"] == old["corners"]

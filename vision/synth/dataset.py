@@ -49,8 +49,16 @@ def _one(args: tuple[str, int, str, Path, int, list[str] | None]) -> None:
     cv2.imwrite(
         str(out / "images" / split / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92]
     )
-    lines, meta, ignored = [], [], []
+    lines, meta, ignored, no_index = [], [], [], []
     for c in scene.corners:
+        if not c.has_index:  # no index printed there: neither a corner to find nor background
+            if c.visible >= IGNORE_BELOW:
+                ignored.append([round(v, 2) for v in c.box])
+            if c.visible >= MIN_VISIBLE:  # kept apart, so the old way of counting can be rerun
+                no_index.append(
+                    {"card": c.card, "box": [round(v, 2) for v in c.box], "deck": c.deck}
+                )
+            continue
         if c.visible < MIN_VISIBLE:
             if c.visible >= IGNORE_BELOW:
                 ignored.append([round(v, 2) for v in c.box])
@@ -60,12 +68,13 @@ def _one(args: tuple[str, int, str, Path, int, list[str] | None]) -> None:
             f"0 {(x1 + x2) / 2 / size:.6f} {(y1 + y2) / 2 / size:.6f} "
             f"{(x2 - x1) / size:.6f} {(y2 - y1) / size:.6f}"
         )
-        meta.append({"card": c.card, "box": [round(v, 2) for v in c.box]})
+        meta.append({"card": c.card, "box": [round(v, 2) for v in c.box], "deck": c.deck})
     (out / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
     record = {
         "seed": seed,
         "corners": meta,
         "ignored": ignored,
+        "no_index": no_index,
         "distractors": [[round(v, 2) for v in b] for b in scene.distractors],
     }
     (out / "meta" / split / f"{name}.json").write_text(json.dumps(record))

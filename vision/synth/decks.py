@@ -36,6 +36,11 @@ EXCLUDED = {
     "tarocco",  # Italian rank letters on courts (R for the king)
     "tango_nuevo",  # giant index across half the card: no corner index to find
 }
+#: Cards whose design carries no corner index at all, by deck (seen on the rendered faces,
+#: 2026-11-30): guyenne-classic's J, Q and K show only a large suit sign or the figure's art
+#: where the other cards have rank + suit. Scenes label no box there (an "ignore" region
+#: instead): there is no index to find, and no corner reader can tell J from Q from K.
+NO_INDEX: dict[str, str] = {"guyenne-classic": "JQK"}
 #: (paris and guyenne-classic share jokers, so both are held out together.)
 #: Deck designs never used for training, only for synthetic validation.
 HELD_OUT = ("tigullio", "plastic", "guyenne-classic", "paris", "proc-serif")
@@ -51,6 +56,10 @@ class Deck:
     name: str
     path: Path
     index_box: tuple[float, float, float, float]  # x1, y1, x2, y2 as fractions of card w, h
+
+    def has_index(self, card: str) -> bool:
+        """False for this design's cards that carry no corner index (``NO_INDEX``)."""
+        return card[1:] not in NO_INDEX.get(self.name, "")
 
     def image(self, card: str) -> np.ndarray:
         """The BGRA face (cached per process; callers must not modify it)."""

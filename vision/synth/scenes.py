@@ -32,6 +32,8 @@ class Corner:
     box: tuple[float, float, float, float]  # x1, y1, x2, y2 in output pixels
     visible: float
     quad: np.ndarray = field(repr=False)  # 4x2 corners of the index box in output pixels
+    deck: str = ""  # the design the card comes from
+    has_index: bool = True  # False: the design prints no index there (decks.NO_INDEX)
 
 
 @dataclass
@@ -119,6 +121,7 @@ class _Placed:
     matrix: np.ndarray  # 2x3 affine from card pixels to plane pixels
     card: str | None  # None = face-down / distractor
     index_box: tuple[float, float, float, float]
+    deck: Deck | None = None
 
 
 def _affine(cx: float, cy: float, angle: float, scale: float, w: int, h: int) -> np.ndarray:
@@ -178,6 +181,7 @@ def _layout(rng: np.random.Generator, decks: list[Deck], size: int, card_w: floa
                     np.zeros((2, 3)),
                     None if face_down else name,
                     deck.index_box,
+                    deck,
                 )
             )
             placed[-1].matrix = np.array([cx + off * ax + rng.normal(0, 1), cy + off * ay, a])
@@ -302,7 +306,9 @@ def render_scene(decks: list[Deck], seed: int, size: int = 416) -> Scene:
             if pc.card is None:
                 continue
             box = (float(ix1), float(iy1), float(ix2), float(iy2))
-            corners.append(Corner(pc.card, box, vis, q))
+            name = pc.deck.name if pc.deck else ""
+            indexed = pc.deck.has_index(pc.card) if pc.deck else True
+            corners.append(Corner(pc.card, box, vis, q, name, indexed))
 
     # distractor boxes: index-sized boxes on card bodies (pips, art), backs and the table
     distractors: list[tuple[float, float, float, float]] = []
