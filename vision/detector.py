@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from vision.crops import CROP_EXPAND, CROP_SIZE, classifier_input, crop_square
-from vision.enrol import DeckProfile, EnrolError, classifier_id
+from vision.enrol import DeckProfile, EnrolError, classifier_id, grey_picture
 from vision.suits import SuitBalance
 
 #: ``guandan_kind`` metadata of our two model files, and the metadata format version.
@@ -375,7 +375,12 @@ class Detector:
             return np.zeros((0, len(self.class_names)), np.float32), np.zeros(0, np.float32)
         if self.deck is not None:
             probs, feats = self.classify_with_features(image, boxes)
-            return self.deck.reweigh(probs, feats, self.class_names), probs.max(axis=1)
+            read = self.deck.reweigh(probs, feats, self.class_names)
+            suits = self.deck.suits
+            if suits is not None and suits.on():  # suits by their shape (vision/enrol.py)
+                pics = [grey_picture(image, b, self.crop_expand) for b in boxes]
+                read = suits.adjust(read, pics, self.class_names)
+            return read, probs.max(axis=1)
         probs = self._run_classifier(image, boxes, self.rotations, False)[0]
         return probs, probs.max(axis=1)
 

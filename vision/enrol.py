@@ -17,6 +17,16 @@ classifier's own ``none`` and not-enrolled cards (vision/detector.py). ``weight`
 enrolment by leave-one-out on the enrolment corners (``choose_weight``): 0 for a deck the
 classifier reads as well without. Measured: models/README.md, bench/RESULTS.md.
 
+Suits by their shape (``SuitTemplates``): on ``plastic`` even the prototypes cannot tell a club
+from a spade of the same rank (S7 and C7: cosine 0.994), yet the pixels can. Each enrolled corner
+is also kept as a small grey picture; a corner read as a black (red) card is then matched, at
+every angle and small shift, against the enrolled pictures of that card and of the same rank in
+the other black (red) suit, and the difference of the best normalised correlations moves the
+probability between the two suits (``alpha`` x the difference, added to their log-ratio).
+``alpha`` is set per colour at enrolment (``choose_suit_alpha``): on only where the prototypes
+of a rank's two suits of that colour are nearly the same vector, i.e. where the classifier
+cannot tell them apart.
+
 The profile is a small JSON file (``guandan vision enrol ... --out deck.json``), tied to the
 classifier it was made with (an embedding means nothing to another model): loading it with
 another classifier is refused with an error naming both.
@@ -24,11 +34,12 @@ another classifier is refused with an error naming both.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +52,7 @@ __all__ = [
     "DeckProfile",
     "EnrolError",
     "SHOT_KINDS",
+    "SuitTemplates",
     "assign_ranks",
     "choose_weight",
     "classifier_id",
@@ -57,6 +69,182 @@ SHOT_KINDS = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds", "J": 
 #: cosine-similarity temperature: at 40 the mean top probability on held-out corners is close to
 #: the accuracy (plastic: 0.80 vs 0.85; guyenne-classic 0.87 vs 0.91), 20 is far too flat
 BETA = 40.0
+
+
+# -- suits by their shape -------------------------------------------------------------------
+#: side of a corner's grey picture: the square ``crop_expand`` x the corner box (as the
+#: classifier's crop) at about the index's own pixel size on the kiosk's camera (an index box is
+#: ~17 px long at 1280x720), so nothing is invented by enlarging
+TEMPLATE_SIZE = 32
+#: the centre of an enrolled picture matched at every shift inside a corner's picture (+-5 px)
+PATCH = 18
+#: the enrolled pictures are turned in steps of this many degrees (a corner lies at any angle)
+ANGLE_STEP = 8
+#: the enrolled pictures are also matched this much larger and smaller: a picture is cut at the
+#: detector's box, whose size varies by 10-20 % from corner to corner (seed 9402, plastic, 761
+#: black corners at the detector's boxes: card right 0.736 with the prototypes, 0.790 with
+#: pictures at one scale, 0.859 at these three)
+SCALES = (1 / 1.15, 1.0, 1.15)
+#: the suit of the same colour a corner may be confused with
+SUIT_PAIR = {"S": "C", "C": "S", "H": "D", "D": "H"}
+COLOURS = {"S": "black", "C": "black", "H": "red", "D": "red"}
+#: a colour's suits are told apart by shape when the median cosine between the prototypes of
+#: the same rank in its two suits is at least this (2026-11-30, enrolled on the bench tables:
+#: plastic's black suits 0.982, min 0.956; every other deck and colour 0.83-0.89, max 0.91)
+SUIT_ALIKE = 0.95
+#: how much one unit of correlation difference counts, in nats (an experiment on the black
+#: corners of two plastic games, 9402 and 9602, the renderer's boxes, four pictures per card:
+#: alpha 10, 20, 40 -> suit right 0.85/0.95, 0.93/0.96, 0.96/0.97, against 0.67/0.76 without)
+SUIT_ALPHA = 40.0
+
+
+def grey_picture(image: np.ndarray, box: Sequence[float] | np.ndarray, expand: float) -> np.ndarray:
+    """A corner's grey picture (``TEMPLATE_SIZE`` square, uint8), cut as the classifier's crop."""
+    import cv2
+
+    from vision.crops import crop_square
+
+    crop = crop_square(image, np.asarray(box, np.float64), TEMPLATE_SIZE, expand)
+    if crop.ndim == 3:
+        crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    return np.asarray(crop, np.uint8)
+
+
+def _unit_rows(x: np.ndarray) -> np.ndarray:
+    x = x.reshape(len(x), -1).astype(np.float32)
+    x = x - x.mean(axis=1, keepdims=True)
+    return np.asarray(x / (np.linalg.norm(x, axis=1, keepdims=True) + 1e-6), np.float32)
+
+
+def _turned_patches(picture: np.ndarray) -> np.ndarray:
+    """The centre ``PATCH`` square of ``picture`` at every ``ANGLE_STEP``: unit rows."""
+    import cv2
+
+    c = TEMPLATE_SIZE / 2 - 0.5
+    lo = (TEMPLATE_SIZE - PATCH) // 2
+    out = []
+    for scale in SCALES:
+        for a in range(0, 360, ANGLE_STEP):
+            m = cv2.getRotationMatrix2D((c, c), float(a), scale)
+            turned = cv2.warpAffine(picture, m, (TEMPLATE_SIZE, TEMPLATE_SIZE), borderValue=114)
+            out.append(turned[lo : lo + PATCH, lo : lo + PATCH])
+    return _unit_rows(np.stack(out))
+
+
+def _windows(picture: np.ndarray) -> np.ndarray:
+    """Every ``PATCH`` square of a corner's picture: unit columns (contiguous, so that the
+    product with the turned patches is one fast matrix product)."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    w = sliding_window_view(np.asarray(picture, np.float32), (PATCH, PATCH))
+    return np.ascontiguousarray(_unit_rows(w.reshape(-1, PATCH * PATCH)).T)
+
+
+@dataclass
+class SuitTemplates:
+    """The enrolled corners' grey pictures, per card, and the per-colour ``alpha``."""
+
+    pictures: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    alpha: dict[str, float] = field(default_factory=dict)  # "black" / "red" -> alpha
+    _turned: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def turned(self, card: str) -> np.ndarray | None:
+        """All of a card's pictures at every angle (unit rows), or None without pictures."""
+        got = self._turned.get(card)
+        if got is None and self.pictures.get(card):
+            got = self._turned[card] = np.concatenate(
+                [_turned_patches(p) for p in self.pictures[card]]
+            )
+        return got
+
+    def likeness(self, windows: np.ndarray, card: str) -> float:
+        """The best normalised correlation of a corner's picture (its ``_windows``) with the
+        card's pictures at any angle and shift (nan without pictures)."""
+        rows = self.turned(card)
+        if rows is None:
+            return math.nan
+        return float((rows @ windows).max())
+
+    def on(self) -> bool:
+        return any(a > 0 for a in self.alpha.values())
+
+    def adjust(
+        self,
+        probs: np.ndarray,
+        pictures: Sequence[np.ndarray],
+        names: Sequence[str],
+    ) -> np.ndarray:
+        """Move probability between each corner's likeliest card and the same rank in the other
+        suit of its colour, by how much better its picture matches one than the other."""
+        out = np.array(probs, np.float32, copy=True)
+        index = {c: k for k, c in enumerate(names)}
+        for i, pic in enumerate(pictures):
+            card = names[int(np.argmax(out[i]))]
+            if card[0] not in SUIT_PAIR or card[1] not in RANKS:
+                continue
+            alpha = self.alpha.get(COLOURS[card[0]], 0.0)
+            other = SUIT_PAIR[card[0]] + card[1]
+            if alpha <= 0 or other not in index:
+                continue
+            wins = _windows(pic)
+            d = self.likeness(wins, card) - self.likeness(wins, other)
+            if not math.isfinite(d):
+                continue
+            a, b = index[card], index[other]
+            total = float(out[i, a] + out[i, b])
+            ratio = math.log(float(out[i, a]) + 1e-9) - math.log(float(out[i, b]) + 1e-9)
+            z = ratio + alpha * d
+            share = 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
+            out[i, a], out[i, b] = total * share, total * (1.0 - share)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "size": TEMPLATE_SIZE,
+            "alpha": dict(self.alpha),
+            "pictures": {
+                c: [
+                    base64.b64encode(np.ascontiguousarray(p, np.uint8).tobytes()).decode()
+                    for p in ps
+                ]
+                for c, ps in self.pictures.items()
+            },
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> SuitTemplates:
+        if int(raw.get("size", 0)) != TEMPLATE_SIZE:
+            raise ValueError(f"suit pictures of size {raw.get('size')!r}, {TEMPLATE_SIZE} needed")
+        pics = {}
+        for c, ps in dict(raw["pictures"]).items():
+            arrs = [np.frombuffer(base64.b64decode(p), np.uint8) for p in ps]
+            if any(a.size != TEMPLATE_SIZE * TEMPLATE_SIZE for a in arrs):
+                raise ValueError(f"suit picture of {c} has the wrong size")
+            pics[str(c)] = [a.reshape(TEMPLATE_SIZE, TEMPLATE_SIZE).copy() for a in arrs]
+        alpha = {str(k): float(v) for k, v in dict(raw.get("alpha", {})).items()}
+        if any(not (math.isfinite(v) and v >= 0) for v in alpha.values()):
+            raise ValueError("suit alpha must be a number >= 0")
+        return cls(pics, alpha)
+
+
+def choose_suit_alpha(profile: DeckProfile) -> dict[str, float]:
+    """Suits by shape for a colour whose two suits the classifier's embedding cannot tell apart:
+    the median cosine between the prototypes of the same rank in its two suits at least
+    ``SUIT_ALIKE`` -> ``SUIT_ALPHA``, else 0. Sets ``profile.suits.alpha``; returns the medians.
+
+    Not a leave-one-out as ``choose_weight``: a card's one other enrolment corner (turned 180
+    degrees) is too weak a picture to judge by, while at run time both are used."""
+    vec = dict(zip(profile.cards, profile.prototypes, strict=True))
+    medians: dict[str, float] = {}
+    for colour, (a, b) in (("black", "SC"), ("red", "HD")):
+        cos = [float(vec[a + r] @ vec[b + r]) for r in RANKS if a + r in vec and b + r in vec]
+        if not cos:
+            continue
+        medians[colour] = float(np.median(cos))
+        if profile.suits is not None:
+            alike = medians[colour] >= SUIT_ALIKE
+            profile.suits.alpha[colour] = SUIT_ALPHA if alike else 0.0
+    return medians
 
 
 class EnrolError(ValueError):
@@ -85,6 +273,8 @@ class DeckProfile:
     #: how much the prototypes count against the classifier's own reading (the exponent of their
     #: softmax; 0: not at all, inf: alone), chosen at enrolment by leave-one-out (``choose_weight``)
     weight: float = 1.0
+    #: the enrolled corners' grey pictures and per-colour alpha (None: a profile without them)
+    suits: SuitTemplates | None = None
 
     def __post_init__(self) -> None:
         self.prototypes = np.asarray(self.prototypes, np.float32).reshape(len(self.cards), -1)
@@ -101,6 +291,7 @@ class DeckProfile:
                 c: {"n": n, "v": [round(float(x), 5) for x in v]}
                 for c, n, v in zip(self.cards, self.counts, self.prototypes, strict=True)
             },
+            **({"suits": self.suits.to_json()} if self.suits is not None else {}),
         }
 
     def save(self, path: str | Path) -> Path:
@@ -138,7 +329,10 @@ class DeckProfile:
             counts = [int(items[c]["n"]) for c in cards]
             beta = float(raw.get("beta", BETA))
             weight = float(raw.get("weight", 1.0))
-            prof = cls(str(raw["name"]), str(raw["classifier"]), cards, vecs, counts, beta, weight)
+            suits = SuitTemplates.from_json(raw["suits"]) if "suits" in raw else None
+            prof = cls(
+                str(raw["name"]), str(raw["classifier"]), cards, vecs, counts, beta, weight, suits
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise EnrolError(f"{path}: deck profile is damaged ({exc!r}); enrol again") from None
         bad = not cards or vecs.ndim != 2 or not np.isfinite(vecs).all()
@@ -300,6 +494,7 @@ def enrol(
         raise EnrolError("no enrolment frames: give one frame per suit (and one of the jokers)")
     names = detector.class_names
     corners: list[tuple[str, np.ndarray, np.ndarray]] = []  # card, probs, unit embedding
+    pictures: list[np.ndarray] = []  # each corner's grey picture (suits by their shape)
     for k, (image, kind) in enumerate(shots):
         if kind not in SHOT_KINDS:
             raise EnrolError(f"frame {k + 1}: kind {kind!r}: one of {', '.join(SHOT_KINDS)}")
@@ -309,11 +504,13 @@ def enrol(
         if NONE_CLASS in names:  # the classifier's sure "not an index" (a pip, the art)
             keep = probs[:, names.index(NONE_CLASS)] < 0.5
             probs, feats = probs[keep], feats[keep]
+            boxes = boxes[keep]
         labels = assign_ranks(probs, kind, names, copies)
         got = 0
-        for lab, p, f in zip(labels, probs, feats, strict=True):
+        for lab, p, f, b in zip(labels, probs, feats, boxes, strict=True):
             if lab is not None:
                 corners.append((lab, p, f / (np.linalg.norm(f) + 1e-9)))
+                pictures.append(grey_picture(image, b, detector.crop_expand))
                 got += 1
         if log:
             log(f"frame {k + 1} ({SHOT_KINDS[kind]}): {got} of {len(boxes)} corners enrolled")
@@ -338,14 +535,24 @@ def enrol(
             f"{len(corners)} corners of {len(cards)} cards; leave-one-out right ({tried}) -> "
             f"weight {weight:g}"
         )
-    return DeckProfile(
+    suits = SuitTemplates()
+    for (card, _, _), pic in zip(corners, pictures, strict=True):
+        suits.pictures.setdefault(card, []).append(pic)
+    profile = DeckProfile(
         name,
         detector.classifier_id,
         cards,
         protos,
         [int(n) for n in np.bincount(labels, minlength=len(cards))],
         weight=weight,
+        suits=suits,
     )
+    cos = choose_suit_alpha(profile)
+    if log:
+        for colour, c in cos.items():
+            a = suits.alpha[colour]
+            log(f"{colour} suits: prototypes of a rank's two suits alike {c:.3f} -> alpha {a:g}")
+    return profile
 
 
 def missing_cards(profile: DeckProfile) -> list[str]:
