@@ -90,8 +90,9 @@ SCALES = (1 / 1.15, 1.0, 1.15)
 SUIT_PAIR = {"S": "C", "C": "S", "H": "D", "D": "H"}
 COLOURS = {"S": "black", "C": "black", "H": "red", "D": "red"}
 #: a colour's suits are told apart by shape when the median cosine between the prototypes of
-#: the same rank in its two suits is at least this (2026-11-30, enrolled on the bench tables:
-#: plastic's black suits 0.982, min 0.956; every other deck and colour 0.83-0.89, max 0.91)
+#: the same rank in its two suits is at least this (2026-11-30, enrolled as the bench does:
+#: plastic's black suits 0.979-0.982 on three tables; every other design and colour 0.81-0.89,
+#: no single rank above 0.92)
 SUIT_ALIKE = 0.95
 #: how much one unit of correlation difference counts, in nats (an experiment on the black
 #: corners of two plastic games, 9402 and 9602, the renderer's boxes, four pictures per card:
