@@ -18,13 +18,12 @@ from vision.enrol import (
     SHOT_KINDS,
     DeckProfile,
     EnrolError,
+    SuitTemplates,
     assign_ranks,
+    choose_suit_alpha,
     choose_weight,
     enrol,
-    SuitTemplates,
-    choose_suit_alpha,
     enrolment_detector,
-    grey_picture,
     missing_cards,
 )
 
@@ -127,7 +126,8 @@ def test_profile_round_trip(tmp_path: Path) -> None:
     prof.suits = SuitTemplates(pics, {"black": 40.0, "red": 0.0})
     back = DeckProfile.load(prof.save(tmp_path / "deck2.json"))
     assert back.suits is not None and back.suits.alpha == {"black": 40.0, "red": 0.0}
-    assert all(np.array_equal(a, b) for a, b in zip(back.suits.pictures["S2"], pics["S2"]))
+    kept = zip(back.suits.pictures["S2"], pics["S2"], strict=True)
+    assert all(np.array_equal(a, b) for a, b in kept)
 
 
 @pytest.mark.parametrize(
