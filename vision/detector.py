@@ -378,8 +378,12 @@ class Detector:
             read = self.deck.reweigh(probs, feats, self.class_names)
             suits = self.deck.suits
             if suits is not None and suits.on():  # suits by their shape (vision/enrol.py)
-                pics = [grey_picture(image, b, self.crop_expand) for b in boxes]
-                read = suits.adjust(read, pics, self.class_names)
+                expand = self.crop_expand
+
+                def cut(i: int) -> np.ndarray:
+                    return grey_picture(image, boxes[i], expand)
+
+                read = suits.adjust(read, cut, self.class_names)
             return read, probs.max(axis=1)
         probs = self._run_classifier(image, boxes, self.rotations, False)[0]
         return probs, probs.max(axis=1)

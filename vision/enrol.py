@@ -38,7 +38,7 @@ import base64
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -173,14 +173,15 @@ class SuitTemplates:
     def adjust(
         self,
         probs: np.ndarray,
-        pictures: Sequence[np.ndarray],
+        picture_of: Callable[[int], np.ndarray],
         names: Sequence[str],
     ) -> np.ndarray:
         """Move probability between each corner's likeliest card and the same rank in the other
-        suit of its colour, by how much better its picture matches one than the other."""
+        suit of its colour, by how much better its picture matches one than the other.
+        ``picture_of(i)``: corner i's grey picture (asked only for the corners checked)."""
         out = np.array(probs, np.float32, copy=True)
         index = {c: k for k, c in enumerate(names)}
-        for i, pic in enumerate(pictures):
+        for i in range(len(out)):
             card = names[int(np.argmax(out[i]))]
             if card[0] not in SUIT_PAIR or card[1] not in RANKS:
                 continue
@@ -188,7 +189,7 @@ class SuitTemplates:
             other = SUIT_PAIR[card[0]] + card[1]
             if alpha <= 0 or other not in index:
                 continue
-            wins = _windows(pic)
+            wins = _windows(picture_of(i))
             d = self.likeness(wins, card) - self.likeness(wins, other)
             if not math.isfinite(d):
                 continue

@@ -211,7 +211,8 @@ def test_suit_pictures_move_a_reading_to_the_suit_they_match() -> None:
         {"black": 40.0, "red": 0.0},
     )
     read = probs_of([{"S7": 0.6, "C7": 0.3}, {"S7": 0.6, "C7": 0.3}, {"H7": 0.6, "D7": 0.3}])
-    out = suits.adjust(read, [seen(glyph(True), 77), seen(glyph(False), 200), glyph(True)], NAMES)
+    pics = [seen(glyph(True), 77), seen(glyph(False), 200), glyph(True)]
+    out = suits.adjust(read, pics.__getitem__, NAMES)
     i = NAMES.index
     assert out[0, i("C7")] > out[0, i("S7")]  # the club's picture: now a club
     assert out[1, i("S7")] > 0.6  # the spade's: surer a spade
@@ -221,7 +222,7 @@ def test_suit_pictures_move_a_reading_to_the_suit_they_match() -> None:
     assert np.allclose(out[2], read[2])  # red: alpha 0
     # no pictures of the other suit: left as read
     only = SuitTemplates({"C7": [glyph(True)]}, {"black": 40.0})
-    assert np.allclose(only.adjust(read[:1], [glyph(True)], NAMES), read[:1])
+    assert np.allclose(only.adjust(read[:1], [glyph(True)].__getitem__, NAMES), read[:1])
 
 
 def test_suit_alpha_only_where_the_prototypes_cannot_tell_the_suits_apart() -> None:

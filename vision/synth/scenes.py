@@ -120,8 +120,7 @@ class _Placed:
     img: np.ndarray  # BGRA card image (pre-scaled)
     matrix: np.ndarray  # 2x3 affine from card pixels to plane pixels
     card: str | None  # None = face-down / distractor
-    index_box: tuple[float, float, float, float]
-    deck: Deck | None = None
+    deck: Deck  # the design (its corner-index box, which cards carry an index)
 
 
 def _affine(cx: float, cy: float, angle: float, scale: float, w: int, h: int) -> np.ndarray:
@@ -180,7 +179,6 @@ def _layout(rng: np.random.Generator, decks: list[Deck], size: int, card_w: floa
                     src if not face_down else _card_back(rng, src.shape[1], src.shape[0]),
                     np.zeros((2, 3)),
                     None if face_down else name,
-                    deck.index_box,
                     deck,
                 )
             )
@@ -252,7 +250,7 @@ def render_scene(decks: list[Deck], seed: int, size: int = 416) -> Scene:
         plane = plane * (1 - alpha) + warped[..., :3].astype(np.float32) * alpha
         owner[alpha[..., 0] > 0.5] = i
         # the two index boxes in plane coordinates
-        x1, y1, x2, y2 = pc.index_box
+        x1, y1, x2, y2 = pc.deck.index_box
         tl = np.array([[x1 * w, y1 * h], [x2 * w, y1 * h], [x2 * w, y2 * h], [x1 * w, y2 * h]])
         br = np.array([[w, h]]) - tl
         polys = []
@@ -306,9 +304,7 @@ def render_scene(decks: list[Deck], seed: int, size: int = 416) -> Scene:
             if pc.card is None:
                 continue
             box = (float(ix1), float(iy1), float(ix2), float(iy2))
-            name = pc.deck.name if pc.deck else ""
-            indexed = pc.deck.has_index(pc.card) if pc.deck else True
-            corners.append(Corner(pc.card, box, vis, q, name, indexed))
+            corners.append(Corner(pc.card, box, vis, q, pc.deck.name, pc.deck.has_index(pc.card)))
 
     # distractor boxes: index-sized boxes on card bodies (pips, art), backs and the table
     distractors: list[tuple[float, float, float, float]] = []
