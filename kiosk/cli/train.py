@@ -22,6 +22,14 @@ def register(subparsers: Any) -> None:
         "--config", default="models/train.toml", help="recipe TOML (default models/train.toml)"
     )
     p.add_argument("--root", default=".", help="base for relative paths in the config (default .)")
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="eval only: at most N held-out scenes and N real photos (a quick look; the model "
+        "card's figures use them all)",
+    )
     p.set_defaults(handler=_train)
 
 
@@ -37,6 +45,8 @@ def _train(args: argparse.Namespace) -> int:
     from vision.train.detector import train_detector
     from vision.train.export import export_classifier, export_detector
 
+    if args.limit is not None and (args.step != "eval" or args.limit < 1):
+        raise ValueError(f"--limit {args.limit}: a number >= 1, and only with the eval step")
     cfg = load_config(Path(args.config), Path(args.root).resolve())
     data = cfg.section("data")
     step = args.step
@@ -97,17 +107,18 @@ def _train(args: argparse.Namespace) -> int:
         import json
 
         from vision.detector import Detector
-        from vision.train.evaluate import REAL_DIR, eval_real, eval_synthetic
+        from vision.train.evaluate import REAL_DIR, eval_real, eval_synthetic_counts
 
         exp = cfg.path("export", "dir")
         det = Detector(exp / str(cfg.section("export")["detector"]))
-        syn = eval_synthetic(det, cfg.path("data", "scenes"))
+        # one detector pass, two ways of counting: the index-less court cards left out, and
+        # counted as corners to find and name (as scenes were labelled before 2026-11-30), so
+        # older figures stay comparable
+        both = eval_synthetic_counts(det, cfg.path("data", "scenes"), args.limit)
+        syn, old = both[False], both[True]
         print(json.dumps({"eval": "synthetic_held_out_decks", **syn}))
-        # the same scenes, with the index-less court cards counted as corners to find and name
-        # (as scenes were labelled before 2026-11-30), so older figures stay comparable
-        old = eval_synthetic(det, cfg.path("data", "scenes"), count_no_index=True)
         if old["corners"] != syn["corners"]:
             print(json.dumps({"eval": "synthetic_held_out_decks_no_index_counted", **old}))
         if (REAL_DIR / "train_labels.csv").exists():
-            print(json.dumps({"eval": "real_edje", **eval_real(det)}))
+            print(json.dumps({"eval": "real_edje", **eval_real(det, limit=args.limit)}))
     return 0

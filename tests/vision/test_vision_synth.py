@@ -93,11 +93,13 @@ def test_court_cards_without_an_index_get_no_label(tmp_path: Path) -> None:
     assert all(c["box"] in ignored for c in apart)
     # the evaluation leaves them out by default and can count them the old way
     from vision.detector import Detector
-    from vision.train.evaluate import eval_synthetic
+    from vision.train.evaluate import eval_synthetic, eval_synthetic_counts
 
     det = Detector(Path(__file__).resolve().parents[2] / "models" / "card-corners.onnx")
     new = eval_synthetic(det, out)
     old = eval_synthetic(det, out, count_no_index=True)
+    # `guandan train eval` scores both ways from one detector pass: the same figures
+    assert eval_synthetic_counts(det, out) == {False: new, True: old}
     assert new["corners"] == len(labelled)
     assert old["corners"] == len(labelled) + len(apart)
     assert set(new["by_deck"]) == {"guyenne-classic"}

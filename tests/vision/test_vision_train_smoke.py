@@ -7,6 +7,7 @@ finished run is kept (resumable).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -86,3 +87,21 @@ classifier = "card-classes.onnx"
     )
     assert again.returncode == 0, again.stderr[-2000:]
     assert "already finished" in again.stdout
+
+    # the evaluation step reads the exported files and the held-out scenes (one detector pass
+    # for both ways of counting the index-less court cards); --limit keeps it short (an
+    # untrained model finds hundreds of "corners" in each real photo)
+    ev = subprocess.run(
+        [*cmd[:4], "eval", "--config", str(cfg), "--limit", "2"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert ev.returncode == 0, ev.stderr[-2000:]
+    lines = [json.loads(x) for x in ev.stdout.splitlines() if x.startswith("{")]
+    syn = next(x for x in lines if x["eval"] == "synthetic_held_out_decks")
+    assert syn["images"] == 2 and syn["corners"] > 0 and 0.0 <= syn["corner_map50"] <= 1.0
+    real = [x for x in lines if x["eval"] == "real_edje"]
+    assert all(x["images"] == 2 for x in real)

@@ -86,16 +86,56 @@ def eval_synthetic(
     Cards whose design prints no corner index (``vision.synth.decks.NO_INDEX``) are ignore
     regions; ``count_no_index`` counts them as labelled corners instead (how scenes rendered
     before 2026-11-30 were labelled), for comparison with older figures."""
+    return eval_synthetic_counts(det, scenes, limit, (count_no_index,))[count_no_index]
+
+
+def eval_synthetic_counts(
+    det: Detector,
+    scenes: Path,
+    limit: int | None = None,
+    counts: tuple[bool, ...] = (False, True),
+) -> dict[bool, dict[str, Any]]:
+    """:func:`eval_synthetic`'s figures for each way of counting in ``counts`` (False: the
+    index-less court cards left out, True: counted), from one detector pass over the scenes."""
     metas = sorted((scenes / "meta" / "val").glob("*.json"))[:limit]
-    all_tp, all_sc = [], []
-    n_gt = 0
-    id_tp = id_fp = id_fn = 0
-    set_tp = set_fp = set_fn = 0
-    perfect = 0
-    by_deck: dict[str, Counter[str]] = {}
+    tallies = {c: _Tally() for c in counts}
     for mp in metas:
         meta = json.loads(mp.read_text())
         img = read_image(scenes / "images" / "val" / (mp.stem + ".jpg"))
+        # corners (class-agnostic) at a low threshold for AP; at most 300 per image
+        conf = det.conf
+        det.conf = 0.001
+        boxes, scores = det.corners(img)
+        det.conf = conf
+        boxes, scores = boxes[:300], scores[:300]
+        # identity at the working threshold, from the same corners
+        work = scores >= conf
+        found = det.label(img, boxes[work], scores[work])
+        for c, tally in tallies.items():
+            tally.add(meta, boxes, scores, found, c)
+    return {c: t.figures(len(metas)) for c, t in tallies.items()}
+
+
+class _Tally:
+    """:func:`eval_synthetic_counts`' running counts for one way of counting."""
+
+    def __init__(self) -> None:
+        self.all_tp: list[np.ndarray] = []
+        self.all_sc: list[np.ndarray] = []
+        self.n_gt = 0
+        self.id_tp = self.id_fp = self.id_fn = 0
+        self.set_tp = self.set_fp = self.set_fn = 0
+        self.perfect = 0
+        self.by_deck: dict[str, Counter[str]] = {}
+
+    def add(
+        self,
+        meta: dict[str, Any],
+        boxes: np.ndarray,
+        scores: np.ndarray,
+        found: list[Any],
+        count_no_index: bool,
+    ) -> None:
         gt = list(meta["corners"])
         ign = list(meta.get("ignored", []))
         if count_no_index:
@@ -105,64 +145,59 @@ def eval_synthetic(
             ign = [b for b in ign if tuple(b) not in boxes_extra]
         gtb = np.array([c["box"] for c in gt], float).reshape(-1, 4)
         igb = np.array(ign, float).reshape(-1, 4)
-        # corners (class-agnostic) at a low threshold for AP; at most 300 per image
-        conf = det.conf
-        det.conf = 0.001
-        boxes, scores = det.corners(img)
-        det.conf = conf
-        boxes, scores = boxes[:300], scores[:300]
         match, ignored, _ = _match(boxes, gtb, igb)
-        all_tp.append((match[~ignored] >= 0).astype(float))
-        all_sc.append(scores[~ignored])
-        n_gt += len(gt)
-        # identity at the working threshold, from the same corners
-        work = scores >= conf
-        found = det.label(img, boxes[work], scores[work])
+        self.all_tp.append((match[~ignored] >= 0).astype(float))
+        self.all_sc.append(scores[~ignored])
+        self.n_gt += len(gt)
         pb = np.array([d.box for d in found]).reshape(-1, 4)
         match, ignored, used = _match(pb, gtb, igb)
         ok = 0
         pred: set[str] = set()
+        by_deck = self.by_deck
         for d, m, ig in zip(found, match, ignored, strict=True):
             if m >= 0 and d.card == gt[m]["card"]:
                 ok += 1
                 by_deck.setdefault(gt[m].get("deck", "?"), Counter())["right"] += 1
             elif m >= 0 or not ig:
-                id_fp += 1
+                self.id_fp += 1
             if not ig:
                 pred.add(d.card)
         for c, hit in zip(gt, used, strict=True):
             tally = by_deck.setdefault(c.get("deck", "?"), Counter())
             tally["corners"] += 1
             tally["found"] += int(hit)
-        id_tp += ok
-        id_fn += len(gt) - ok
+        self.id_tp += ok
+        self.id_fn += len(gt) - ok
         truth = {c["card"] for c in gt}
-        set_tp += len(pred & truth)
-        set_fn += len(truth - pred)
-        set_fp += len(pred - truth)
-        perfect += int(pred == truth)
-    tp = np.concatenate(all_tp) if all_tp else np.zeros(0)
-    sc = np.concatenate(all_sc) if all_sc else np.zeros(0)
-    return {
-        "images": len(metas),
-        "corners": n_gt,
-        "corner_map50": round(average_precision(tp, sc, n_gt), 4),
-        "corner_id_precision": round(id_tp / max(1, id_tp + id_fp), 4),
-        "corner_id_recall": round(id_tp / max(1, id_tp + id_fn), 4),
-        "image_card_precision": round(set_tp / max(1, set_tp + set_fp), 4),
-        "image_card_recall": round(set_tp / max(1, set_tp + set_fn), 4),
-        "images_all_right": round(perfect / max(1, len(metas)), 4),
-        # per design, at the working threshold: labelled corners, the share found (IoU >= 0.5)
-        # and the share found and named right
-        "by_deck": {
-            deck: {
-                "corners": t["corners"],
-                "found": round(t["found"] / max(1, t["corners"]), 4),
-                "named_right": round(t["right"] / max(1, t["corners"]), 4),
-            }
-            for deck, t in sorted(by_deck.items())
-        },
-    }
+        self.set_tp += len(pred & truth)
+        self.set_fn += len(truth - pred)
+        self.set_fp += len(pred - truth)
+        self.perfect += int(pred == truth)
+
+    def figures(self, images: int) -> dict[str, Any]:
+        tp = np.concatenate(self.all_tp) if self.all_tp else np.zeros(0)
+        sc = np.concatenate(self.all_sc) if self.all_sc else np.zeros(0)
+        id_tp, set_tp = self.id_tp, self.set_tp
+        return {
+            "images": images,
+            "corners": self.n_gt,
+            "corner_map50": round(average_precision(tp, sc, self.n_gt), 4),
+            "corner_id_precision": round(id_tp / max(1, id_tp + self.id_fp), 4),
+            "corner_id_recall": round(id_tp / max(1, id_tp + self.id_fn), 4),
+            "image_card_precision": round(set_tp / max(1, set_tp + self.set_fp), 4),
+            "image_card_recall": round(set_tp / max(1, set_tp + self.set_fn), 4),
+            "images_all_right": round(self.perfect / max(1, images), 4),
+            # per design, at the working threshold: labelled corners, the share found (IoU >=
+            # 0.5) and the share found and named right
+            "by_deck": {
+                deck: {
+                    "corners": t["corners"],
+                    "found": round(t["found"] / max(1, t["corners"]), 4),
+                    "named_right": round(t["right"] / max(1, t["corners"]), 4),
+                }
+                for deck, t in sorted(self.by_deck.items())
+            },
+        }
 
 
 def eval_real(det: Detector, real_dir: Path = REAL_DIR, limit: int | None = None) -> dict[str, Any]:
