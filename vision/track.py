@@ -71,7 +71,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -324,10 +324,45 @@ def _with_none(card: SeenCard, cost: float) -> SeenCard:
     return replace(card, alts=ranked[:4])
 
 
-def _best_pairs(n: int, ok: Mapping[tuple[int, int], float]) -> list[tuple[int, int]]:
-    """Corner pairs of one label: as many as possible (fewest cards), then the least total
-    distance error. Exhaustive; a label has a handful of corners at most (greedy pairing can
-    pair the corner of one copy with the corner of the other and count three cards for two)."""
+#: the cost of "no card" for an added card read like a card that left (:func:`_maybe_gone`): the
+#: two together are evidence of their own, beyond the classifier's runner-up cost
+GONE_COST = 1.5
+
+
+def _maybe_gone(alts: Alts, gone: Collection[str]) -> Alts:
+    """An added card whose runner-up is a card that left the region in the same change may be
+    that card read anew, not a new card: "no card" joins its runner-ups, at ``GONE_COST`` or
+    that reading's cost if lower. New cards laid over a trick's old ones half cover them, and a
+    covered corner is misread (seed 9609: a D3 under a new full house read as H3 at 3.4 nats,
+    played as a sixth card). Every added card with such a runner-up gets it, not only the
+    likeliest: there the new D9 had the D3 as its runner-up too, at 3.2. The referee takes a
+    runner-up only when the play as read is illegal, the cheapest legal reading within its
+    budget (3 nats)."""
+    if not gone or any(c == "none" for c, _ in alts):
+        return alts
+    costs = [cost for card, cost in alts if card in gone]
+    if not costs:
+        return alts
+    none = ("none", round(min(min(costs), GONE_COST), 3))
+    return tuple(sorted((*alts, none), key=lambda x: x[1]))
+
+
+def _best_pairs(
+    n: int, ok: Mapping[tuple[int, int], float], weak: Sequence[bool] = ()
+) -> list[tuple[int, int]]:
+    """Corner pairs of one label: as many pairs of two sure corners as possible (fewest cards),
+    then of a sure and a ``weak`` corner, then of two weak ones, then the least total distance
+    error. Exhaustive; a label has a handful of corners at most (greedy pairing can pair the
+    corner of one copy with the corner of the other and count three cards for two).
+
+    A weak corner (a joker under the corner floor, or one under the score floor) left single
+    counts no card, so it must not draw a sure corner away from its true partner, nor pair with
+    another weak one while a sure corner it could complete stays single. A joker's index found
+    twice, 11-12 mm apart (a second box on the same big index, weak): each sure corner paired
+    with the other's weak double made two pairs with centres 12 mm apart, two jokers where one
+    lay (seed 9405, proc-serif); the two weak boxes paired with each other beside the sure
+    corner alone, also two (seed 9609, paris; both 2026-12-01)."""
+    weak = list(weak) or [False] * n
     if n > 10:  # a confused detector: fall back to greedy
         chosen: list[tuple[int, int]] = []
         used: set[int] = set()
@@ -336,23 +371,29 @@ def _best_pairs(n: int, ok: Mapping[tuple[int, int], float]) -> list[tuple[int, 
                 chosen.append((i, j))
                 used |= {i, j}
         return chosen
-    best: tuple[int, float, list[tuple[int, int]]] = (0, 0.0, [])
+    # key: (-sure-sure pairs, -sure-weak pairs, -weak-weak pairs, total error), smallest wins
+    best: tuple[tuple[int, int, int, float], list[tuple[int, int]]] = ((0, 0, 0, 0.0), [])
 
-    def search(free: list[int], pairs: list[tuple[int, int]], total: float) -> None:
+    def search(free: list[int], pairs: list[tuple[int, int]], key: list[float]) -> None:
         nonlocal best
-        if len(pairs) > best[0] or (len(pairs) == best[0] and total < best[1]):
-            best = (len(pairs), total, list(pairs))
         if len(free) < 2:
+            k = (int(key[0]), int(key[1]), int(key[2]), key[3])
+            if k < best[0]:
+                best = (k, list(pairs))
             return
         i, rest = free[0], free[1:]
         for j in rest:
             e = ok.get((i, j))
             if e is not None:
-                search([k for k in rest if k != j], [*pairs, (i, j)], total + e)
-        search(rest, pairs, total)  # i stays single
+                kind = int(weak[i]) + int(weak[j])  # 0 sure-sure, 1 sure-weak, 2 weak-weak
+                nxt = list(key)
+                nxt[kind] -= 1
+                nxt[3] += e
+                search([k for k in rest if k != j], [*pairs, (i, j)], nxt)
+        search(rest, pairs, key)  # i stays single
 
-    search(list(range(n)), [], 0.0)
-    return best[2]
+    search(list(range(n)), [], [0, 0, 0, 0.0])
+    return best[1]
 
 
 class Tracker:
@@ -493,7 +534,7 @@ class Tracker:
             ok = {k: e for k, e in err.items() if e <= self.pair_tol_mm}
             used: set[int] = set()
             centres: list[np.ndarray] = []
-            for i, j in _best_pairs(n, ok):
+            for i, j in _best_pairs(n, ok, weaks):
                 used |= {i, j}
                 c = (merged[i] + merged[j]) / 2
                 if any(np.hypot(*(c - q)) < self.same_mm for q in centres):
@@ -722,9 +763,11 @@ class Tracker:
                 # runner-ups of the added cards, from this frame's instances of their labels
                 doubts: list[tuple[str, Alts]] = []
                 pool = {k: list(v) for k, v in unsure.get(r, {}).items()}
+                gone = set(removed)
                 for label in added:
                     got = pool.get(label)
                     a = got.pop(0) if got else ()
+                    a = _maybe_gone(a, gone)
                     if a:
                         doubts.append((label, a))
                 changes.append(Change(t, r, added, removed, key, tuple(doubts), self._touched[r]))

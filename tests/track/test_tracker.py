@@ -279,6 +279,36 @@ def test_runner_up_readings_reach_the_played_observation() -> None:
     assert "doubts" in played["N"].to_json()
 
 
+def test_an_added_card_read_like_one_that_left_may_be_no_card() -> None:
+    """New cards laid over a trick's old ones cover them; a covered corner misread (a D3 under
+    a new full house read as H3, seed 9609) appears as an added card while the D3 goes. An added
+    card whose runner-up is a card that left the region in the same change gets "no card" as a
+    runner-up (for the referee, when the play as read is illegal), at ``GONE_COST`` at most."""
+    from dataclasses import replace
+
+    tr = Tracker(calibration())
+    tr.seed({"S": ["D3"]})
+    x, y = S_PLAY
+    new = detections([("H5", x + 40, y, 0.0)])
+    misread = [replace(d, alts=(("D3", 3.4), ("C3", 4.2))) for d in detections([("H3", x, y, 0.0)])]
+    ch = feed(tr, [new + misread] * 3)
+    assert [(c.added, c.removed) for c in ch] == [(("H3", "H5"), ("D3",))]
+    assert ch[0].doubts == (("H3", (("none", 1.5), ("D3", 3.4), ("C3", 4.2))),)
+    # every added card with that runner-up gets it (which one is the old card, the referee
+    # tells by what makes a legal play), at its own cost when that is lower
+    tr.seed({"S": ["D3"]})
+    also = [replace(d, alts=(("D3", 1.2),)) for d in new]
+    ch = feed(tr, [also + misread] * 3, t0=5.0)
+    assert ch[0].doubts == (
+        ("H3", (("none", 1.5), ("D3", 3.4), ("C3", 4.2))),
+        ("H5", (("D3", 1.2), ("none", 1.2))),
+    )
+    # nothing left the region: no such runner-up
+    tr2 = Tracker(calibration())
+    ch2 = feed(tr2, [new + misread] * 3)
+    assert ch2[0].doubts == (("H3", (("D3", 3.4), ("C3", 4.2))),)
+
+
 @pytest.mark.parametrize("angle", [0.0, 0.7, -2.2])
 def test_a_corner_inside_a_whole_card_may_be_no_card(angle: float) -> None:
     """A one-corner detection deep inside a card seen by both corners (a corner read in a
@@ -398,6 +428,43 @@ def test_a_weak_joker_counts_only_with_both_corners() -> None:
     assert [(c.card, c.corners) for c in tr.cards_in(sure)] == [("SB", 1)]
     # a weak and a sure corner of the same card pair up too
     assert [c.corners for c in tr.cards_in([pair[0], replace(pair[1], weak=False)])] == [2]
+
+
+def test_weak_doubles_of_a_jokers_corners_do_not_make_a_second_joker() -> None:
+    """A joker's vertical index found twice, the second box 12 mm nearer the card's middle and
+    weak: each sure corner could pair with the other's weak double (70 mm apart, inside the
+    tolerance), two pairs whose centres lie 12 mm apart, i.e. two jokers where one lay (seed
+    9405, proc-serif, 2026-12-01). A weak corner left single counts no card, so the two sure
+    corners pair up: one joker."""
+    from dataclasses import replace
+
+    from tests.track.helpers import Det, corner_points
+
+    cal = calibration()
+    x, y = N_PLAY
+    a, b = (np.array(p) for p in corner_points(x, y, 0.3))
+    u = (b - a) / np.linalg.norm(b - a)
+
+    def box(p: np.ndarray, score: float, weak: bool) -> Det:
+        px = cal.to_image([p])[0]
+        return Det("HR", (px[0] - 6, px[1] - 6, px[0] + 6, px[1] + 6), score, (), weak)
+
+    sure = [box(a, 0.54, False), box(b, 0.38, False)]
+    doubles = [box(a + 12 * u, 0.25, True), box(b - 12 * u, 0.28, True)]
+    tr = Tracker(calibration(), min_score=0.15)
+    seen = tr.cards_in(sure + doubles)
+    assert [(c.card, c.corners) for c in seen] == [("HR", 2)]
+    # two weak corners a card's diagonal apart still make a card beside a sure pair
+    other = [np.array(p) + (0.0, 120.0) for p in corner_points(x, y, 0.3)]
+    weak_pair = [box(p, 0.3, True) for p in other]
+    assert sorted(c.corners for c in tr.cards_in(sure + doubles + weak_pair)) == [2, 2]
+    # and a sure corner whose partner is only a weak double still counts once
+    assert [c.corners for c in tr.cards_in([sure[0], replace(doubles[1], score=0.3)])] == [2]
+    # a sure corner (88 mm from its weak partner), and a weak double of it 11 mm away that
+    # lies nearer a card's diagonal from that partner (77 mm): the sure corner pairs, the two
+    # weak corners do not make a card of their own (seed 9609, paris)
+    lone = [box(b + 6 * u, 0.26, False), box(a, 0.32, True), box(b - 5 * u, 0.24, True)]
+    assert [(c.card, c.corners) for c in tr.cards_in(lone)] == [("HR", 2)]
 
 
 def test_a_corner_under_the_floor_counts_as_the_second_corner_of_a_card() -> None:
