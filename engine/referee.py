@@ -180,8 +180,8 @@ _ONLY_ANSWER: Final[Mapping[tuple[Card, ...], tuple[Card, ...]]] = {
 def _missed_cards(cards: Sequence[Card]) -> list[tuple[Card | None, float]]:
     """The cards a camera may have missed in a play of ``cards``, with their cost: a second copy
     of a card in it first (identical cards fanned hide each other's index), then the other
-    cards of its ranks, then (3 or more cards) the ranks that would close a straight's gap or
-    extend it by one at either end."""
+    cards of its ranks, then (3 or more cards) the ranks that would close a straight's gap, then
+    those that extend it by one at either end (the ace high or low, whichever is closer)."""
     out: list[tuple[Card | None, float]] = []
 
     def add(c: Card) -> None:
@@ -197,12 +197,18 @@ def _missed_cards(cards: Sequence[Card]) -> list[tuple[Card | None, float]]:
     order = "A23456789TJQKA"
     plain = {c.rank for c in cards if not c.is_joker}
     if len(cards) >= 3 and plain:
-        idx = sorted({i for i, r in enumerate(order) if r in plain})
+        # the ace high (index 13) or low (index 0), whichever spans fewer ranks: T J K A
+        # misses a Q, A 2 3 5 a 4 (the ace at both ends made every rank "near", and a wild
+        # level card was tried before the Q: seed 9602, 2026-12-01)
+        spans = []
+        for ace in (13, 0):
+            idx = sorted({i for i, r in enumerate(order[1:13], 1) if r in plain})
+            idx = sorted([*idx, ace]) if "A" in plain else idx
+            spans.append((idx[-1] - idx[0], idx))
+        idx = min(spans)[1]
         lo, hi = idx[0], idx[-1]
-        if "A" in plain and hi - lo > 5:  # A low: A 2 3 4 ...
-            idx = sorted({0 if i == 13 else i for i in idx})
-            lo, hi = idx[0], idx[-1]
         near = [i for i in range(max(0, lo - 1), min(13, hi + 1) + 1) if order[i] not in plain]
+        near.sort(key=lambda i: not lo < i < hi)  # a gap first, then one more at either end
         for i in near:
             for c in DISTINCT:
                 if c.rank == order[i]:

@@ -101,6 +101,35 @@ def test_a_straight_short_of_a_card_gets_the_card_that_closes_it() -> None:
     assert t.deal.counts["S"] == 21
 
 
+def test_an_ace_high_straight_short_of_a_card_gets_its_gap_not_a_wild() -> None:
+    """T J K A misses a Q. The ace counted at both ends made every rank "near" the straight, so
+    a level card (H2, wild at level 2) was tried before any Q and taken (seed 9602)."""
+    t = Table()
+    start(t)
+    cam(t, "S", "DT CJ CK CA")
+    for s in "ENW":
+        t.pass_(s)
+    t.play("S", "D3")
+    assert len(t.of("correction")) == 1
+    first = in_effect(t, "play")[0]
+    assert first["combo"]["kind"] == "straight"
+    assert sorted(c[1] for c in first["cards"]) == sorted("TJQKA")
+
+
+def test_missed_cards_of_a_straight_gap_first_ace_high_or_low() -> None:
+    from engine.cards import parse_cards
+    from engine.referee import _missed_cards
+
+    def after_ranks(cards: str) -> list[str]:
+        got = [str(c) for c, _ in _missed_cards(list(parse_cards(cards)))]
+        ranks = {c[1] for c in cards.split()}
+        return [c for c in got if c[1] not in ranks]
+
+    assert after_ranks("DT CJ CK CA")[:4] == ["SQ", "HQ", "CQ", "DQ"]  # then a 9 below
+    assert after_ranks("SA S2 H3 C5")[:4] == ["S4", "H4", "C4", "D4"]  # the ace low
+    assert [c[1] for c in after_ranks("H3 H4 H6 H7")] == list("555522228888")
+
+
 def test_a_real_illegal_play_stays_a_foul_when_the_table_treats_it_as_one() -> None:
     """S plays two unrelated cards; the others play on the old trick as the rules say (the cards
     stay out, the trick is unchanged): nothing clashes, nothing is corrected."""
