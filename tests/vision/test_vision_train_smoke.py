@@ -76,29 +76,25 @@ classifier = "card-classes.onnx"
     img = read_image(next((tmp_path / "scenes" / "images" / "val").glob("*.jpg")))
     assert isinstance(det.detect(img), list)
 
+    def step(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*cmd[:4], *args, "--config", str(cfg)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
     # rerun: finished runs are kept, not retrained
-    again = subprocess.run(
-        [*cmd[:4], "detector", "--config", str(cfg)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    again = step("detector")
     assert again.returncode == 0, again.stderr[-2000:]
     assert "already finished" in again.stdout
 
     # the evaluation step reads the exported files and the held-out scenes (one detector pass
     # for both ways of counting the index-less court cards); --limit keeps it short (an
     # untrained model finds hundreds of "corners" in each real photo)
-    ev = subprocess.run(
-        [*cmd[:4], "eval", "--config", str(cfg), "--limit", "2"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    ev = step("eval", "--limit", "2")
     assert ev.returncode == 0, ev.stderr[-2000:]
     lines = [json.loads(x) for x in ev.stdout.splitlines() if x.startswith("{")]
     syn = next(x for x in lines if x["eval"] == "synthetic_held_out_decks")
