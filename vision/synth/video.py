@@ -645,10 +645,13 @@ def render_enrolment(
     deck: str = DEFAULT_DECK,
     decks_dir: Path | None = None,
     size: tuple[int, int] = (1280, 720),
+    courts: bool = False,
 ) -> list[tuple[Path, str]]:
     """Film a deck's enrolment on a table of its own (camera, light and felt from ``seed``): for
     each shot the cards are laid out, filmed and cleared; one still per shot (PNG, read back
-    from the video as the kiosk would) in ``out_dir``. Returns ``[(png, kind), ...]``."""
+    from the video as the kiosk would) in ``out_dir``. Returns ``[(png, kind), ...]``.
+    ``courts``: film the court frames instead (a deck whose J, Q and K print no index; kinds
+    ``court-S`` ..: the suit's J, Q, K in one row in S's zone, J on the camera's left)."""
     from engine import load_profile
     from engine.cards import parse_cards
     from vision.enrol import SHOT_KINDS
@@ -658,9 +661,12 @@ def render_enrolment(
     script: list[Observation] = []
     t = 2.0
     last: list[int] = []  # index in the script of each shot's last lay
-    for kind in ENROL_SHOTS:
+    kinds = tuple(f"court-{s}" for s in "SHCD") if courts else ENROL_SHOTS
+    for kind in kinds:
         names = ["SB", "HR"] if kind == "J" else [kind + r for r in "23456789TJQKA"]
         groups = [names[i::4] for i in range(4)] if kind != "J" else [names[:1], names[1:]]
+        if courts:  # S faces the camera's bottom edge: its row runs left to right in the image
+            groups = [[kind[-1] + r for r in "JQK"]]
         for seat, group in zip("SENW", groups, strict=False):
             cards = tuple(parse_cards(" ".join(group)))
             script.append(
@@ -670,7 +676,7 @@ def render_enrolment(
         last.append(len(script) - 1)
         script.append(Observation(t + 1.0, "trick_cleared"))
         t += 3.0
-    video = out_dir / "enrol.mp4"
+    video = out_dir / ("enrol-courts.mp4" if courts else "enrol.mp4")
     info = render_game(
         load_profile("standard"),  # not played: the script is filmed
         seed=seed,
@@ -684,12 +690,12 @@ def render_enrolment(
     cap = cv2.VideoCapture(str(video))
     shots: list[tuple[Path, str]] = []
     try:
-        for kind, k in zip(ENROL_SHOTS, last, strict=True):
+        for kind, k in zip(kinds, last, strict=True):
             when = info.observations[k].t + 0.3
             cap.set(cv2.CAP_PROP_POS_FRAMES, int(round(when * info.fps)))
             ok, frame = cap.read()
             if not ok:
-                raise OSError(f"{video}: cannot read back the {SHOT_KINDS[kind]} shot")
+                raise OSError(f"{video}: cannot read back the {SHOT_KINDS.get(kind, kind)} shot")
             png = out_dir / f"enrol-{kind}.png"
             cv2.imwrite(str(png), frame)
             shots.append((png, kind))

@@ -1,0 +1,137 @@
+"""Court cards by their whole face (vision/faces.py): guyenne-classic's J, Q and K print no index,
+so they are cut from court frames and looked for as pictures. Real renders of the deck."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.faces import FACE_PX_PER_MM, CourtFaces, FaceError, faces_from_frame, table_view
+from vision.table import calibrate
+
+SHEET = Path("/usr/share/aisleriot/cards/guyenne-classic.svgz")
+
+
+@pytest.fixture(scope="module")
+def courts(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, dict[int, list[tuple[Path, str]]]]:
+    """The deck and the court frames of two tables (one to enrol on, one to read)."""
+    if not SHEET.exists():
+        pytest.skip(f"{SHEET} missing: install Debian's gnome-cards-data (make system-deps)")
+    from vision.synth.decks import render_aisleriot
+    from vision.synth.video import render_enrolment
+
+    root = tmp_path_factory.mktemp("faces")
+    render_aisleriot(SHEET, root / "decks")
+    shots = {
+        seed: render_enrolment(
+            root / str(seed),
+            seed=seed,
+            deck="guyenne-classic",
+            decks_dir=root / "decks",
+            courts=True,
+        )
+        for seed in (21, 22)
+    }
+    return root, shots
+
+
+def enrolled(shots: list[tuple[Path, str]]) -> CourtFaces:
+    faces = CourtFaces()
+    for png, kind in shots:
+        image = cv2.imread(str(png))
+        pics, size = faces_from_frame(image, calibrate(image), kind[-1])
+        faces.pictures.update(pics)
+        faces.card_mm = size
+    return faces
+
+
+def likeness(a: np.ndarray, b: np.ndarray) -> float:
+    b = cv2.resize(b, (a.shape[1], a.shape[0]), interpolation=cv2.INTER_AREA)
+    return float(cv2.matchTemplate(a, b, cv2.TM_CCOEFF_NORMED).max())
+
+
+def test_court_frames_give_each_card_its_own_picture(courts) -> None:
+    root, shots = courts
+    assert [k for _, k in shots[21]] == ["court-S", "court-H", "court-C", "court-D"]
+    faces = enrolled(shots[21])
+    assert sorted(faces.pictures) == sorted(s + r for s in "SHCD" for r in "JQK")
+    w, h = faces.card_mm
+    assert 58 <= w <= 68 and 1.4 <= h / w <= 1.7  # guyenne's cards are taller than 63 x 88
+    # named J, Q, K from the left: each picture is most like its own card's face in the deck
+    # (either way up: a card cut from the table may lie head down)
+    deck = root / "decks" / "guyenne-classic"
+    for suit in "SHCD":
+        for r in "JQK":
+            pic = faces.pictures[suit + r]
+            score = {
+                x: max(
+                    likeness(p, cv2.imread(str(deck / f"{suit}{x}.png")))
+                    for p in (pic, cv2.rotate(pic, cv2.ROTATE_180))
+                )
+                for x in "JQK"
+            }
+            assert max(score, key=lambda x: score[x]) == r, (suit + r, score)
+
+
+def test_faces_are_found_on_another_table_and_nothing_on_bare_felt(courts) -> None:
+    _, shots = courts
+    faces = enrolled(shots[21])
+    for png, kind in shots[22]:  # another camera, felt and light
+        image = cv2.imread(str(png))
+        cal = calibrate(image)
+        g = cal.geometry
+        view = table_view(image, cal, (0.0, 0.0, g.width_mm, g.height_mm), FACE_PX_PER_MM)
+        got = faces.find(view)
+        assert sorted(m.card for m in got) == sorted(kind[-1] + r for r in "JQK"), kind
+        xs = [
+            cal.to_image([m.centre_mm])[0][0]
+            for m in sorted(got, key=lambda m: "JQK".index(m.card[1]))
+        ]
+        assert xs == sorted(xs)  # J, Q, K where they lie, left to right
+        assert all(m.score >= faces.min_score for m in got)
+    # the felt where no card lies: nothing
+    image = cv2.imread(str(shots[22][0][0]))
+    cal = calibrate(image)
+    bare = table_view(image, cal, (100.0, 100.0, 400.0, 350.0), FACE_PX_PER_MM)
+    assert faces.find(bare) == []
+
+
+def test_faces_keep_through_json_and_a_foreign_scale_is_refused(courts) -> None:
+    _, shots = courts
+    faces = enrolled(shots[21][:1])
+    raw = faces.to_json()
+    back = CourtFaces.from_json(raw)
+    assert sorted(back.pictures) == ["SJ", "SK", "SQ"]
+    assert back.card_mm == pytest.approx(faces.card_mm, abs=0.1)
+    for c in back.pictures:  # PNG keeps the pixels
+        assert np.array_equal(back.pictures[c], faces.pictures[c])
+    with pytest.raises(FaceError, match="enrol the deck again"):
+        CourtFaces.from_json({**raw, "px_per_mm": 1.0})
+    with pytest.raises(FaceError, match="SJ: not a picture"):
+        CourtFaces.from_json({**raw, "pictures": {"SJ": "bm90IGEgcG5n"}})
+
+
+def test_a_court_frame_without_three_cards_says_what_to_lay(courts) -> None:
+    _, shots = courts
+    image = cv2.imread(str(shots[21][0][0]))
+    cal = calibrate(image)
+    # cover the K (the rightmost card) with felt: fewer than three cards left
+    g = cal.geometry
+    view = table_view(image, cal, (0.0, 0.0, g.width_mm, g.height_mm), 1.0)
+    felt = np.median(view.reshape(-1, 3), axis=0)
+    faces = enrolled(shots[21][:1])
+    whole = table_view(image, cal, (0.0, 0.0, g.width_mm, g.height_mm), FACE_PX_PER_MM)
+    k = max(faces.find(whole), key=lambda m: m.centre_mm[0])
+    cx, cy = cal.to_image([k.centre_mm])[0]
+    covered = image.copy()
+    cv2.circle(covered, (int(cx), int(cy)), 45, [int(v) for v in felt], -1)
+    with pytest.raises(
+        FaceError,
+        match=r"court frame \(spades\): found [12] cards, not 3; lay the spades' J, Q and K",
+    ):
+        faces_from_frame(covered, cal, "S")

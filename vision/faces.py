@@ -1,0 +1,309 @@
+"""Court cards read by their whole face, for decks whose J, Q and K print no rank index.
+
+Some designs (guyenne-classic: a full-bleed figure and a suit sign, no letter) give the corner
+detector nothing to find on their court cards, so a play of them is never seen. Such a deck is
+shown to the kiosk once, at enrolment: one *court frame* per suit, that suit's J, Q and K laid
+apart in one row, J to K from left to right as the camera sees them, the table's markers in
+view. ``faces_from_frame`` cuts each card out of the table's top-down view (the calibration
+from the same frame) as an upright picture; ``CourtFaces.find`` looks for those pictures, at any
+angle, in a top-down view of a zone (normalised cross-correlation over the whole face). A card
+whose face lies fully or mostly in view is found; one mostly covered by another (the lower
+card of a tight pair) is not.
+
+Pure OpenCV + numpy, no model.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+__all__ = [
+    "COURT_RANKS",
+    "FACE_PX_PER_MM",
+    "CourtFaces",
+    "FaceError",
+    "FaceMatch",
+    "faces_from_frame",
+    "table_view",
+]
+
+COURT_RANKS = "JQK"
+SUITS = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds"}
+#: the top-down view faces are kept and looked for in (a camera over a table sees a card ~45-70
+#: px wide, 0.7-1.1 px/mm; 0.5 keeps the figure's large shapes and costs a quarter of 1 px/mm)
+FACE_PX_PER_MM = 0.5
+#: angles tried (degrees): every 15
+ANGLES = tuple(range(0, 360, 15))
+#: a face is taken when its correlation reaches this (measured on guyenne-classic frames of
+#: rendered games, 2026-12-01: the card in view 0.5-0.65; other court faces at the same spot up
+#: to 0.40; zones of number cards up to 0.23)
+MIN_SCORE = 0.45
+#: the best face at a spot must beat every other card's there by this much (the 12 pictures of
+#: one deck share a style; two about as good mean neither is sure)
+MARGIN = 0.06
+#: share of a face's area that must be card (not the bare table) where it is taken
+MIN_COVER = 0.85
+#: a pixel is not the bare table when a colour differs from the table's by this much (0-255)
+LIFT = 40
+
+
+def _not_table(view: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Pixels that are not the bare table (colour ``table``): brighter or another hue; a shadow
+    (the table darker, each colour by about the same ratio) is table."""
+    diff = np.abs(view.astype(np.int16) - table.astype(np.int16)).max(axis=2)
+    ratio = view.astype(np.float32) / np.maximum(table.astype(np.float32), 1.0)
+    shadow = (ratio.max(axis=2) < 0.95) & (ratio.max(axis=2) - ratio.min(axis=2) < 0.12)
+    fg = ((diff > LIFT) & ~shadow).astype(np.uint8)
+    # a figure's dark parts look like the felt: close small gaps, then fill what fg surrounds
+    fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    # (a rim of table around the view, so the fill reaches all the table even with a card in a
+    # corner of the view)
+    filled = cv2.copyMakeBorder(fg, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    mask = np.zeros((filled.shape[0] + 2, filled.shape[1] + 2), np.uint8)
+    cv2.floodFill(filled, mask, (0, 0), 1)  # the table, reached from outside
+    holes = filled[1:-1, 1:-1] == 0
+    return (fg > 0) | holes
+
+
+class FaceError(ValueError):
+    """A court frame the faces cannot be cut from (named with what to do)."""
+
+
+@dataclass
+class FaceMatch:
+    card: str
+    score: float
+    centre_mm: tuple[float, float]  # in the table's mm, the face's middle
+    angle: float  # degrees
+
+
+def table_view(
+    image: np.ndarray, calibration: Any, box_mm: Sequence[float], px_per_mm: float
+) -> np.ndarray:
+    """The part ``[x0, y0, x1, y1]`` (table mm) of the table seen from above at ``px_per_mm``."""
+    x0, y0, x1, y1 = (float(v) for v in box_mm)
+    w = max(1, int(round((x1 - x0) * px_per_mm)))
+    h = max(1, int(round((y1 - y0) * px_per_mm)))
+    # view px -> table mm -> image px
+    to_mm = np.array([[1 / px_per_mm, 0, x0], [0, 1 / px_per_mm, y0], [0, 0, 1]], np.float64)
+    m = np.asarray(calibration.inverse, np.float64) @ to_mm
+    return cv2.warpPerspective(
+        image,
+        m,
+        (w, h),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+
+
+def _turned(face: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    h, w = face.shape[:2]
+    d = int(math.ceil(math.hypot(h, w)))
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    m[0, 2] += (d - w) / 2
+    m[1, 2] += (d - h) / 2
+    pic = cv2.warpAffine(face, m, (d, d), flags=cv2.INTER_LINEAR)
+    mask = cv2.warpAffine(np.full((h, w), 255, np.uint8), m, (d, d), flags=cv2.INTER_NEAREST)
+    mask = cv2.erode(mask, np.ones((3, 3), np.uint8))  # no blended rim
+    return pic, mask
+
+
+@dataclass
+class CourtFaces:
+    """Upright pictures (BGR, ``FACE_PX_PER_MM``) of a deck's court cards, by card."""
+
+    pictures: dict[str, np.ndarray] = field(default_factory=dict)
+    card_mm: tuple[float, float] = (63.0, 88.0)  # measured from the court frames
+    min_score: float = MIN_SCORE
+    _turns: dict[str, list[tuple[float, np.ndarray, np.ndarray]]] = field(
+        default_factory=dict, repr=False
+    )
+
+    def __bool__(self) -> bool:
+        return bool(self.pictures)
+
+    def turns(self, card: str) -> list[tuple[float, np.ndarray, np.ndarray]]:
+        got = self._turns.get(card)
+        if got is None:
+            got = self._turns[card] = [(a, *_turned(self.pictures[card], a)) for a in ANGLES]
+        return got
+
+    def find(self, view: np.ndarray, origin_mm: Sequence[float] = (0.0, 0.0)) -> list[FaceMatch]:
+        """The court faces in a top-down ``view`` (``FACE_PX_PER_MM``; its top-left corner at
+        ``origin_mm`` on the table; mostly bare table, whose colour is the view's median): best
+        first, each spot once. Only where something lies on the table is looked at, and a face
+        counts only where what lies under it is card, not table (a red figure correlates with
+        a brown felt beside a white card edge)."""
+        if not self.pictures:
+            return []
+        table = np.median(view.reshape(-1, 3), axis=0)
+        blur = cv2.GaussianBlur(view, (3, 3), 0)
+        fg = _not_table(blur, table)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
+        w_px = self.card_mm[0] * FACE_PX_PER_MM
+        h_px = self.card_mm[1] * FACE_PX_PER_MM
+        d = int(math.ceil(math.hypot(w_px, h_px))) + 2
+        found: list[FaceMatch] = []
+        for i in range(1, n):
+            if stats[i, cv2.CC_STAT_AREA] < 0.4 * w_px * h_px:
+                continue  # less than a card's face in view
+            x, y, w, h = (int(v) for v in stats[i, :4])
+            x0, y0 = max(0, x - d // 4), max(0, y - d // 4)
+            x1, y1 = min(view.shape[1], x + w + d // 4), min(view.shape[0], y + h + d // 4)
+            found += self._find_in(
+                view[y0:y1, x0:x1],
+                fg[y0:y1, x0:x1],
+                (origin_mm[0] + x0 / FACE_PX_PER_MM, origin_mm[1] + y0 / FACE_PX_PER_MM),
+            )
+        found.sort(key=lambda m: -m.score)
+        keep: list[FaceMatch] = []
+        near = self.card_mm[0] / 2
+        for k, m in enumerate(found):
+            if any(math.dist(m.centre_mm, o.centre_mm) < near for o in found[:k]):
+                continue  # a better match lies here
+            rival = max(
+                (
+                    o.score
+                    for o in found[k + 1 :]
+                    if o.card != m.card and math.dist(m.centre_mm, o.centre_mm) < near
+                ),
+                default=-1.0,
+            )
+            if m.score - rival >= MARGIN:  # another face fits about as well: not sure
+                keep.append(m)
+        return keep
+
+    def _find_in(
+        self, view: np.ndarray, fg: np.ndarray, origin_mm: tuple[float, float]
+    ) -> list[FaceMatch]:
+        fgf = fg.astype(np.float32)
+        cover: dict[float, np.ndarray] = {}  # angle -> share of card under the turned face
+        out: list[FaceMatch] = []
+        for card in sorted(self.pictures):
+            best: np.ndarray | None = None
+            ang: np.ndarray | None = None
+            for a, pic, mask in self.turns(card):
+                if pic.shape[0] > view.shape[0] or pic.shape[1] > view.shape[1]:
+                    continue
+                c = cover.get(a)
+                if c is None:
+                    m = (mask > 0).astype(np.float32)
+                    c = cover[a] = cv2.matchTemplate(fgf, m, cv2.TM_CCORR) / float(m.sum())
+                r = cv2.matchTemplate(view, pic, cv2.TM_CCOEFF_NORMED, mask=mask)
+                r = np.nan_to_num(r, nan=-1.0, posinf=-1.0, neginf=-1.0)
+                r[c < MIN_COVER] = -1.0
+                if best is None:
+                    best, ang = r, np.full(r.shape, a, np.float32)
+                else:
+                    up = r > best
+                    best = np.where(up, r, best)
+                    ang = np.where(up, a, ang)
+            if best is None or ang is None:
+                continue
+            d = self.turns(card)[0][1].shape[0]
+            sep = max(2, int(self.card_mm[0] * FACE_PX_PER_MM / 2))
+            while True:
+                y, x = np.unravel_index(int(np.argmax(best)), best.shape)
+                s = float(best[y, x])
+                if s < self.min_score:
+                    break
+                cx = origin_mm[0] + (x + d / 2) / FACE_PX_PER_MM
+                cy = origin_mm[1] + (y + d / 2) / FACE_PX_PER_MM
+                out.append(FaceMatch(card, s, (cx, cy), float(ang[y, x])))
+                best[max(0, y - sep) : y + sep + 1, max(0, x - sep) : x + sep + 1] = -1.0
+        return out
+
+    # ---- storage -----------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "px_per_mm": FACE_PX_PER_MM,
+            "card_mm": [round(v, 1) for v in self.card_mm],
+            "min_score": self.min_score,
+            "pictures": {},
+        }
+        for card, pic in sorted(self.pictures.items()):
+            ok, png = cv2.imencode(".png", pic)
+            if not ok:
+                raise FaceError(f"court face {card}: cannot be encoded")
+            out["pictures"][card] = base64.b64encode(png.tobytes()).decode("ascii")
+        return out
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> CourtFaces:
+        if float(raw.get("px_per_mm", -1)) != FACE_PX_PER_MM:
+            raise FaceError(
+                f"court faces kept at {raw.get('px_per_mm')} px/mm, this kiosk reads them at "
+                f"{FACE_PX_PER_MM}: enrol the deck again"
+            )
+        pics = {}
+        for card, text in raw.get("pictures", {}).items():
+            buf = np.frombuffer(base64.b64decode(text), np.uint8)
+            pic = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+            if pic is None:
+                raise FaceError(f"court face {card}: not a picture; enrol the deck again")
+            pics[str(card)] = pic
+        w, h = (float(v) for v in raw.get("card_mm", (63.0, 88.0)))
+        return cls(pics, (w, h), float(raw.get("min_score", MIN_SCORE)))
+
+
+def faces_from_frame(
+    image: np.ndarray, calibration: Any, suit: str
+) -> tuple[dict[str, np.ndarray], tuple[float, float]]:
+    """The J, Q and K of ``suit`` cut from a court frame: three cards laid apart in one row,
+    J to K from left to right as the camera sees them. Returns upright pictures (BGR at
+    ``FACE_PX_PER_MM``) by card, and the cards' measured size in mm (width, height)."""
+    if suit not in SUITS:
+        raise FaceError(f"court frame: suit {suit!r}: one of S H C D")
+    g = calibration.geometry
+    view = table_view(image, calibration, (0.0, 0.0, g.width_mm, g.height_mm), 1.0)
+    blur = cv2.GaussianBlur(view, (5, 5), 0)
+    table = np.median(blur.reshape(-1, 3), axis=0)
+    fg = _not_table(blur, table).astype(np.uint8)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+    cards: list[tuple[float, np.ndarray, tuple[float, float]]] = []
+    for i in range(1, n):
+        area = stats[i, cv2.CC_STAT_AREA]
+        if not 2500 <= area <= 9000:  # a card is 55-65 x 85-95 mm; markers are 3,600 but square
+            continue
+        pts = np.column_stack(np.nonzero(labels == i)[::-1]).astype(np.float32)
+        (cx, cy), (w, h), ang = cv2.minAreaRect(pts)
+        if w > h:
+            w, h, ang = h, w, ang + 90.0
+        if not 1.25 <= h / max(w, 1.0) <= 1.6:
+            continue
+        # the card turned upright, cut at FACE_PX_PER_MM
+        m = cv2.getRotationMatrix2D((cx, cy), ang, FACE_PX_PER_MM)
+        fw, fh = int(round(w * FACE_PX_PER_MM)), int(round(h * FACE_PX_PER_MM))
+        m[0, 2] += fw / 2 - cx
+        m[1, 2] += fh / 2 - cy
+        pic = cv2.warpAffine(view, m, (fw, fh), flags=cv2.INTER_AREA)
+        # image x of the card's middle: J, Q, K lie left to right as the camera sees them
+        ix = float(calibration.to_image([(cx, cy)])[0][0])
+        cards.append((ix, pic, (float(w), float(h))))
+    if len(cards) != 3:
+        name = SUITS.get(suit, suit)
+        raise FaceError(
+            f"court frame ({name}): found {len(cards)} cards, not 3; lay the {name}' J, Q and K "
+            "apart in one row (J left, K right as the camera sees them), face up, the table's "
+            "markers in view"
+        )
+    cards.sort(key=lambda c: c[0])
+    size = (
+        float(np.median([c[2][0] for c in cards])),
+        float(np.median([c[2][1] for c in cards])),
+    )
+    shape = (int(round(size[0] * FACE_PX_PER_MM)), int(round(size[1] * FACE_PX_PER_MM)))
+    pics = {
+        f"{suit}{r}": cv2.resize(pic, shape, interpolation=cv2.INTER_AREA)
+        for r, (_, pic, _) in zip(COURT_RANKS, cards, strict=True)
+    }
+    return pics, size
