@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import base64
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +48,16 @@ MIN_SCORE = 0.45
 #: the best face at a spot must beat every other card's there by this much (the 12 pictures of
 #: one deck share a style; two about as good mean neither is sure)
 MARGIN = 0.06
+#: a group of cards is looked at only when ink (saturation >= ``INK_SAT``) covers this share of
+#: one card's face in it: a court figure is mostly ink, a number card white with a few pips
+INK_SAT = 90
+INK_SHARE = 0.15
+#: angles tried around a group's outline (degrees either side)
+ANGLE_SLACK = 16.0
+#: searches remembered, and how alike (mean grey difference of 12 x 12 thumbnails) a part of
+#: the table must look to reuse one
+MEMO = 32
+MEMO_DIFF = 4.0
 #: share of a face's area that must be card (not the bare table) where it is taken
 MIN_COVER = 0.85
 #: a pixel is not the bare table when a colour differs from the table's by this much (0-255)
@@ -103,6 +113,19 @@ def table_view(
     )
 
 
+def _angles(rect: Any) -> set[float]:
+    """The angles (of ``ANGLES``) within ``ANGLE_SLACK`` of the sides of a group of cards'
+    outline (``cv2.minAreaRect``): cards laid together lie about alike, a fan's outline along
+    its cards; each of the four ways round, as a card lies either way up."""
+    base = float(rect[2]) % 90.0
+    out = set()
+    for a in ANGLES:
+        off = abs(((-a - base) % 90.0 + 45.0) % 90.0 - 45.0)  # cv2 turns counter-clockwise
+        if off <= ANGLE_SLACK:
+            out.add(a)
+    return out
+
+
 def _turned(face: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
     h, w = face.shape[:2]
     d = int(math.ceil(math.hypot(h, w)))
@@ -125,6 +148,23 @@ class CourtFaces:
     _turns: dict[str, list[tuple[float, np.ndarray, np.ndarray]]] = field(
         default_factory=dict, repr=False
     )
+    #: the latest searches: (where, crop shape, 12 x 12 grey thumbnail, faces found); the
+    #: pipeline looks at a zone every frame while its change settles
+    _memo: list[tuple[tuple[float, float], tuple[int, ...], np.ndarray, list[FaceMatch]]] = field(
+        default_factory=list, repr=False
+    )
+
+    def _recall(
+        self, where: tuple[float, float], shape: tuple[int, ...], small: np.ndarray
+    ) -> list[FaceMatch] | None:
+        for w, sh, sm, got in reversed(self._memo):
+            if (
+                sh == shape
+                and math.dist(w, where) < 1.0
+                and float(np.abs(sm - small).mean()) < MEMO_DIFF
+            ):
+                return got
+        return None
 
     def __bool__(self) -> bool:
         return bool(self.pictures)
@@ -146,7 +186,9 @@ class CourtFaces:
         table = np.median(view.reshape(-1, 3), axis=0)
         blur = cv2.GaussianBlur(view, (3, 3), 0)
         fg = _not_table(blur, table)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
+        hsv = cv2.cvtColor(view, cv2.COLOR_BGR2HSV)
+        inked = (hsv[:, :, 1] >= INK_SAT) & (hsv[:, :, 2] >= 60)
         w_px = self.card_mm[0] * FACE_PX_PER_MM
         h_px = self.card_mm[1] * FACE_PX_PER_MM
         d = int(math.ceil(math.hypot(w_px, h_px))) + 2
@@ -154,14 +196,22 @@ class CourtFaces:
         for i in range(1, n):
             if stats[i, cv2.CC_STAT_AREA] < 0.4 * w_px * h_px:
                 continue  # less than a card's face in view
+            part = labels == i
+            if np.count_nonzero(inked & part) < INK_SHARE * w_px * h_px:
+                continue  # white cards with a few pips: no figure here
             x, y, w, h = (int(v) for v in stats[i, :4])
             x0, y0 = max(0, x - d // 4), max(0, y - d // 4)
             x1, y1 = min(view.shape[1], x + w + d // 4), min(view.shape[0], y + h + d // 4)
-            found += self._find_in(
-                view[y0:y1, x0:x1],
-                fg[y0:y1, x0:x1],
-                (origin_mm[0] + x0 / FACE_PX_PER_MM, origin_mm[1] + y0 / FACE_PX_PER_MM),
-            )
+            crop = view[y0:y1, x0:x1]
+            small = cv2.resize(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), (12, 12)).astype(np.int16)
+            where = (origin_mm[0] + x0 / FACE_PX_PER_MM, origin_mm[1] + y0 / FACE_PX_PER_MM)
+            got = self._recall(where, crop.shape, small)
+            if got is None:
+                pts = np.column_stack(np.nonzero(part)[::-1]).astype(np.float32)
+                got = self._find_in(crop, fg[y0:y1, x0:x1], where, _angles(cv2.minAreaRect(pts)))
+                self._memo.append((where, crop.shape, small, got))
+                del self._memo[:-MEMO]
+            found += got
         found.sort(key=lambda m: -m.score)
         keep: list[FaceMatch] = []
         near = self.card_mm[0] / 2
@@ -181,7 +231,11 @@ class CourtFaces:
         return keep
 
     def _find_in(
-        self, view: np.ndarray, fg: np.ndarray, origin_mm: tuple[float, float]
+        self,
+        view: np.ndarray,
+        fg: np.ndarray,
+        origin_mm: tuple[float, float],
+        angles: Collection[float] = ANGLES,
     ) -> list[FaceMatch]:
         fgf = fg.astype(np.float32)
         cover: dict[float, np.ndarray] = {}  # angle -> share of card under the turned face
@@ -190,6 +244,8 @@ class CourtFaces:
             best: np.ndarray | None = None
             ang: np.ndarray | None = None
             for a, pic, mask in self.turns(card):
+                if a not in angles:
+                    continue
                 if pic.shape[0] > view.shape[0] or pic.shape[1] > view.shape[1]:
                     continue
                 c = cover.get(a)
