@@ -76,12 +76,21 @@ def enrol_deck(deck: str, seed: int, tmp: Path) -> object:
     their own, read by the shipped models as `guandan vision enrol` reads them."""
     import cv2
 
-    from vision.enrol import enrol, enrolment_detector
+    from vision.enrol import enrol, enrolment_detector, missing_cards
     from vision.synth.video import render_enrolment
 
-    shots = render_enrolment(tmp / f"enrol-{deck}-{seed}", seed=seed + ENROL_SEED_OFFSET, deck=deck)
+    where = tmp / f"enrol-{deck}-{seed}"
+    shots = render_enrolment(where, seed=seed + ENROL_SEED_OFFSET, deck=deck)
     frames = [(cv2.imread(str(p)), kind) for p, kind in shots]
-    return enrol(enrolment_detector(), frames, name=deck)
+    det = enrolment_detector()
+    prof = enrol(det, frames, name=deck)
+    if sum(1 for c in missing_cards(prof) if c[1] in "JQK") >= 3:
+        # as `guandan vision enrol` tells the referee: court cards without an index are enrolled
+        # by their faces, from one court frame per suit filmed on the same table
+        courts = render_enrolment(where, seed=seed + ENROL_SEED_OFFSET, deck=deck, courts=True)
+        frames += [(cv2.imread(str(p)), kind) for p, kind in courts]
+        prof = enrol(det, frames, name=deck)
+    return prof
 
 
 class CachedDetector:

@@ -27,6 +27,13 @@ probability between the two suits (``alpha`` x the difference, added to their lo
 of a rank's two suits of that colour are nearly the same vector, i.e. where the classifier
 cannot tell them apart.
 
+Court cards without an index (``vision/faces.py``): a design whose J, Q and K print only a
+figure and a suit sign (guyenne-classic) gives the corner detector nothing to read there. The
+referee then adds one *court frame* per suit (that suit's J, Q and K apart in one row, J on the
+camera's left, K on its right; shot kinds ``court-S`` ..): each card is cut out of the table's
+top-down view as a picture, kept in the profile (``DeckProfile.faces``) for the court cards the
+corners did not enrol, and looked for by the table pipeline as a whole face.
+
 The profile is a small JSON file (``guandan vision enrol ... --out deck.json``), tied to the
 classifier it was made with (an embedding means nothing to another model): loading it with
 another classifier is refused with an error naming both.
@@ -45,18 +52,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from vision.faces import CourtFaces, FaceError, faces_from_frame
+
 if TYPE_CHECKING:
     from vision.detector import Detector
 
 __all__ = [
     "DeckProfile",
     "EnrolError",
+    "COURT_KINDS",
     "SHOT_KINDS",
     "SuitTemplates",
     "assign_ranks",
     "choose_weight",
     "classifier_id",
     "closest_pair",
+    "court_faces",
     "enrol",
     "enrolment_detector",
     "missing_cards",
@@ -66,6 +77,13 @@ FORMAT = 1
 RANKS = "23456789TJQKA"
 #: what one enrolment frame may show: a suit's cards, or the jokers
 SHOT_KINDS = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds", "J": "jokers"}
+#: court frames of a deck whose J, Q and K print no index (vision/faces.py)
+COURT_KINDS = {
+    "court-S": "court_spades",
+    "court-H": "court_hearts",
+    "court-C": "court_clubs",
+    "court-D": "court_diamonds",
+}
 #: cosine-similarity temperature: at 40 the mean top probability on held-out corners is close to
 #: the accuracy (plastic: 0.80 vs 0.85; guyenne-classic 0.87 vs 0.91), 20 is far too flat
 BETA = 40.0
@@ -278,6 +296,8 @@ class DeckProfile:
     weight: float = 1.0
     #: the enrolled corners' grey pictures and per-colour alpha (None: a profile without them)
     suits: SuitTemplates | None = None
+    #: whole-face pictures of court cards that print no index (None: the corners read them)
+    faces: CourtFaces | None = None
 
     def __post_init__(self) -> None:
         self.prototypes = np.asarray(self.prototypes, np.float32).reshape(len(self.cards), -1)
@@ -295,6 +315,7 @@ class DeckProfile:
                 for c, n, v in zip(self.cards, self.counts, self.prototypes, strict=True)
             },
             **({"suits": self.suits.to_json()} if self.suits is not None else {}),
+            **({"faces": self.faces.to_json()} if self.faces else {}),
         }
 
     def save(self, path: str | Path) -> Path:
@@ -333,9 +354,20 @@ class DeckProfile:
             beta = float(raw.get("beta", BETA))
             weight = float(raw.get("weight", 1.0))
             suits = SuitTemplates.from_json(raw["suits"]) if "suits" in raw else None
+            faces = CourtFaces.from_json(raw["faces"]) if "faces" in raw else None
             prof = cls(
-                str(raw["name"]), str(raw["classifier"]), cards, vecs, counts, beta, weight, suits
+                str(raw["name"]),
+                str(raw["classifier"]),
+                cards,
+                vecs,
+                counts,
+                beta,
+                weight,
+                suits,
+                faces,
             )
+        except FaceError as exc:
+            raise EnrolError(f"{path}: {exc}") from None
         except (KeyError, TypeError, ValueError) as exc:
             raise EnrolError(f"{path}: deck profile is damaged ({exc!r}); enrol again") from None
         bad = not cards or vecs.ndim != 2 or not np.isfinite(vecs).all()
@@ -495,6 +527,10 @@ def enrol(
 
     if not shots:
         raise EnrolError("no enrolment frames: give one frame per suit (and one of the jokers)")
+    courts = [(k, image, kind) for k, (image, kind) in enumerate(shots) if kind in COURT_KINDS]
+    shots = [(image, kind) for image, kind in shots if kind not in COURT_KINDS]
+    if not shots:
+        raise EnrolError("court frames alone: give one frame per suit as well (and the jokers)")
     names = detector.class_names
     corners: list[tuple[str, np.ndarray, np.ndarray]] = []  # card, probs, unit embedding
     pictures: list[np.ndarray] = []  # each corner's grey picture (suits by their shape)
@@ -555,13 +591,58 @@ def enrol(
         for colour, c in cos.items():
             a = suits.alpha[colour]
             log(f"{colour} suits: prototypes of a rank's two suits alike {c:.3f} -> alpha {a:g}")
+    if courts:
+        # court frames are for a deck whose J, Q and K print no index: their cards are read by
+        # face alone. A corner the suit frames read as one of them was a guess on a figure
+        # (guyenne-classic: the club court cards' corners read as CJ CQ CK, once or twice each)
+        profile.faces = court_faces(courts, log)
+        if profile.faces:
+            keep = [k for k, c in enumerate(profile.cards) if c not in profile.faces.pictures]
+            profile.cards = [profile.cards[k] for k in keep]
+            profile.prototypes = profile.prototypes[keep]
+            profile.counts = [profile.counts[k] for k in keep]
     return profile
 
 
+def court_faces(
+    courts: Sequence[tuple[int, np.ndarray, str]], log: Any = None
+) -> CourtFaces | None:
+    """Whole-face pictures of the court cards from court frames ``(frame number, image,
+    kind)``."""
+    from vision.table import TableError, calibrate
+
+    faces = CourtFaces()
+    sizes = []
+    for k, image, kind in courts:
+        suit = kind[-1]
+        try:
+            pics, size = faces_from_frame(image, calibrate(image), suit)
+        except TableError as exc:
+            raise EnrolError(
+                f"frame {k + 1} (court cards, {SHOT_KINDS[suit]}): {exc}; the court frames need "
+                "the table's markers in view"
+            ) from None
+        except FaceError as exc:
+            raise EnrolError(f"frame {k + 1}: {exc}") from None
+        if log:
+            log(f"frame {k + 1} (court cards, {SHOT_KINDS[suit]}): {' '.join(pics)} by their faces")
+        faces.pictures.update(pics)
+        sizes.append(size)
+    if not faces.pictures:
+        return None
+    faces.card_mm = (
+        float(np.median([w for w, _ in sizes])),
+        float(np.median([h for _, h in sizes])),
+    )
+    return faces
+
+
 def missing_cards(profile: DeckProfile) -> list[str]:
-    """The 54 cards the profile has no prototype for (they keep the classifier's reading)."""
+    """Of the 54 cards, those the profile has neither a prototype nor a face picture for (they
+    keep the classifier's reading)."""
     every = [s + r for s in "SHCD" for r in RANKS] + ["SB", "HR"]
-    return [c for c in every if c not in profile.cards]
+    faces = profile.faces.pictures if profile.faces else {}
+    return [c for c in every if c not in profile.cards and c not in faces]
 
 
 def closest_pair(profile: DeckProfile) -> tuple[str, str, float]:

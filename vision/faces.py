@@ -58,10 +58,32 @@ ANGLE_SLACK = 16.0
 #: the table must look to reuse one
 MEMO = 32
 MEMO_DIFF = 4.0
+#: a fan's lower card: its strip is looked for where something lies 4-40 mm beyond a side of
+#: a face found whole, and taken at this correlation (measured on the guyenne bench games)
+STRIP_MIN_MM = 6.0
+STRIP_MAX_MM = 40.0
+STRIP_SCORE = 0.5
+#: ... or down to ``STRIP_FLOOR`` when no other card comes within ``STRIP_MARGIN`` (a green
+#: figure on a green felt shows less of itself)
+STRIP_FLOOR = 0.4
+STRIP_MARGIN = 0.1
+STRIP_STEP = 2.0  # strip widths tried, px of the view apart
+#: a strip's runner-ups for the referee: nats per unit of correlation below the best, kept up
+#: to ``ALT_NATS`` (a camera reading that is no legal play is read again with them)
+STRIP_NATS = 20.0
+ALT_NATS = 4.0
 #: share of a face's area that must be card (not the bare table) where it is taken
 MIN_COVER = 0.85
 #: a pixel is not the bare table when a colour differs from the table's by this much (0-255)
 LIFT = 40
+
+
+def _ncc(a: np.ndarray, b: np.ndarray) -> float:
+    """Normalised cross-correlation of two same-shaped pictures (all colours together)."""
+    a = a.reshape(-1) - a.mean()
+    b = b.reshape(-1) - b.mean()
+    den = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum() / den) if den > 1e-6 else -1.0
 
 
 def _not_table(view: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -92,6 +114,20 @@ class FaceMatch:
     score: float
     centre_mm: tuple[float, float]  # in the table's mm, the face's middle
     angle: float  # degrees
+    #: the runner-up readings ``(card or "none", cost in nats)`` of a card seen by a strip
+    alts: tuple[tuple[str, float], ...] = ()
+    #: a fan's lower card: the strip of it in view, ``(x, y, ux, uy, half width, half height)``
+    #: in table mm (its middle, its width axis, its half sizes)
+    strip: tuple[float, float, float, float, float, float] | None = None
+
+    def in_strip(self, point_mm: Sequence[float], slack: float = 2.0) -> bool:
+        """Whether a table point lies on the strip of this card in view (a lower card's)."""
+        if self.strip is None:
+            return False
+        x, y, ux, uy, hw, hh = self.strip
+        dx, dy = float(point_mm[0]) - x, float(point_mm[1]) - y
+        along, across = dx * ux + dy * uy, -dx * uy + dy * ux
+        return abs(along) <= hw + slack and abs(across) <= hh + slack
 
 
 def table_view(
@@ -208,11 +244,19 @@ class CourtFaces:
             got = self._recall(where, crop.shape, small)
             if got is None:
                 pts = np.column_stack(np.nonzero(part)[::-1]).astype(np.float32)
-                got = self._find_in(crop, fg[y0:y1, x0:x1], where, _angles(cv2.minAreaRect(pts)))
+                cfg = fg[y0:y1, x0:x1]
+                got = self._sure(self._find_in(crop, cfg, where, _angles(cv2.minAreaRect(pts))))
+                for m in list(got):
+                    got += self._under(crop, cfg, where, m)
                 self._memo.append((where, crop.shape, small, got))
                 del self._memo[:-MEMO]
             found += got
-        found.sort(key=lambda m: -m.score)
+        return sorted(found, key=lambda m: -m.score)  # (each group of cards sure on its own)
+
+    def _sure(self, found: list[FaceMatch]) -> list[FaceMatch]:
+        """Best first, one face a spot, and only where no other card's face fits about as
+        well."""
+        found = sorted(found, key=lambda m: -m.score)
         keep: list[FaceMatch] = []
         near = self.card_mm[0] / 2
         for k, m in enumerate(found):
@@ -229,6 +273,105 @@ class CourtFaces:
             if m.score - rival >= MARGIN:  # another face fits about as well: not sure
                 keep.append(m)
         return keep
+
+    def _under(
+        self, view: np.ndarray, fg: np.ndarray, origin_mm: Sequence[float], top: FaceMatch
+    ) -> list[FaceMatch]:
+        """The court cards fanned under a face found whole: a fan's lower cards show a strip
+        along one long side of the card above. Where something lies beyond a side of ``top``
+        (not the table), each strip is matched against every court picture's edge, either way
+        up, at each width the strip could have; the best is taken when it is sure
+        (``STRIP_SCORE``, ``MARGIN`` over the best other card)."""
+        p = FACE_PX_PER_MM
+        w, h = self.card_mm[0] * p, self.card_mm[1] * p
+        a = math.radians(top.angle)
+        u = np.array([math.cos(a), -math.sin(a)])  # the picture's x axis in the view
+        v = np.array([math.sin(a), math.cos(a)])  # its y axis
+        c = np.array([(top.centre_mm[0] - origin_mm[0]) * p, (top.centre_mm[1] - origin_mm[1]) * p])
+        heights = np.arange(-0.42 * h, 0.42 * h + 0.5, 1.0)
+        out: list[FaceMatch] = []
+        viewf = view.astype(np.float32)
+        for side in (-1.0, 1.0):
+            # how far something lies beyond this side (most of the height not table)
+            run = 0
+            for t in range(1, int(STRIP_MAX_MM * p) + 1):
+                pts = c + side * (w / 2 + t) * u + heights[::4, None] * v
+                xs, ys = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+                inside = (xs >= 0) & (ys >= 0) & (xs < fg.shape[1]) & (ys < fg.shape[0])
+                if inside.mean() < 0.9 or fg[ys[inside], xs[inside]].mean() < 0.6:
+                    break
+                run = t
+            edge = 0.0  # how far beyond the side the strips found so far reach (px)
+            while run - edge >= STRIP_MIN_MM * p:
+                best: tuple[float, str, float, float] | None = None  # score, card, width, angle
+                by_card: dict[str, float] = {}
+                for width in np.arange(STRIP_MIN_MM * p, run - edge + 0.5, STRIP_STEP):
+                    ts = np.arange(edge + 0.5, edge + width, 1.0)
+                    grid = (
+                        c[None, None, :]
+                        + side * (w / 2 + ts)[None, :, None] * u
+                        + heights[:, None, None] * v
+                    )  # (H, T, 2) view px
+                    seen = cv2.remap(
+                        viewf,
+                        grid[..., 0].astype(np.float32),
+                        grid[..., 1].astype(np.float32),
+                        cv2.INTER_LINEAR,
+                    )
+                    # the lower card's middle, and where these pixels lie on its picture
+                    mid = c + side * (edge + width) * u
+                    rel = grid - mid
+                    for flip in (0.0, 180.0):
+                        b = math.radians(top.angle + flip)
+                        ub = np.array([math.cos(b), -math.sin(b)])
+                        vb = np.array([math.sin(b), math.cos(b)])
+                        px = rel @ ub + w / 2
+                        py = rel @ vb + h / 2
+                        for card, pic in self.pictures.items():
+                            ph, pw = pic.shape[:2]
+                            want = cv2.remap(
+                                pic.astype(np.float32),
+                                (px * pw / w).astype(np.float32),
+                                (py * ph / h).astype(np.float32),
+                                cv2.INTER_LINEAR,
+                            )
+                            score = _ncc(seen, want)
+                            by_card[card] = max(by_card.get(card, -1.0), score)
+                            if best is None or score > best[0]:
+                                best = (score, card, float(width), top.angle + flip)
+                if best is None:
+                    break
+                score, card, width, ang = best
+                rival = max((x for k, x in by_card.items() if k != card), default=-1.0)
+                sure = score - rival >= STRIP_MARGIN or (
+                    score >= STRIP_SCORE and score - rival >= MARGIN
+                )
+                if score < STRIP_FLOOR or not sure:
+                    break
+                mid = c + side * (edge + width) * u
+                centre = (origin_mm[0] + mid[0] / p, origin_mm[1] + mid[1] / p)
+                sm = c + side * (w / 2 + edge + width / 2) * u
+                strip = (
+                    origin_mm[0] + sm[0] / p,
+                    origin_mm[1] + sm[1] / p,
+                    float(u[0]),
+                    float(u[1]),
+                    width / 2 / p,
+                    0.5 * self.card_mm[1],
+                )
+                alts = tuple(
+                    sorted(
+                        [
+                            (k, round((score - x) * STRIP_NATS, 2))
+                            for k, x in by_card.items()
+                            if k != card and (score - x) * STRIP_NATS <= ALT_NATS
+                        ],
+                        key=lambda kv: kv[1],
+                    )[:3]
+                ) + (("none", round(max(0.5, (score - STRIP_FLOOR) * STRIP_NATS), 2)),)
+                out.append(FaceMatch(card, score, centre, ang % 360.0, alts, strip))
+                edge += width
+        return out
 
     def _find_in(
         self,

@@ -190,6 +190,8 @@ class ReplayReport:
     video_seconds: float = 0.0
     detector: str = ""
     detector_calls: int = 0
+    #: zone views searched for court faces (a deck profile with faces; vision/faces.py)
+    face_looks: int = 0
     calibration: str = ""
     gaps: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -209,6 +211,7 @@ class ReplayReport:
             "fps": round(self.fps, 1),
             "detector": self.detector,
             "detector_calls": self.detector_calls,
+            "face_looks": self.face_looks,
             "calibration": self.calibration,
             "gaps": self.gaps,
             "warnings": self.warnings,
@@ -464,6 +467,7 @@ class TablePipeline:
         if todo:
             if full:
                 dets = self._detect(index, image, None)
+                dets = self._faces(image, [z for z in cal.zones if z not in busy], dets)
                 self._last_full = t
                 changes = tracker.update(t, dets, zones=None, busy=busy)
             else:
@@ -473,6 +477,7 @@ class TablePipeline:
                 changes = []
                 for z in sorted(todo):
                     dets = self._detect(index, image, self._rois[z])
+                    dets = self._faces(image, [z], dets)
                     changes += tracker.update(t, dets, zones={z}, busy=busy)
             if changes:
                 out += self.interpreter.changes(t, changes)
@@ -531,6 +536,41 @@ class TablePipeline:
             )
             for d in found
         ]
+
+    def _faces(self, image: np.ndarray, zones: Iterable[str], dets: list[Any]) -> list[Any]:
+        """``dets`` with the court cards found by their whole face (vision/faces.py) in these
+        zones, when the table's deck profile has face pictures (a deck whose J, Q and K print no
+        index): one detection at each face's middle, which the tracker counts as one card.
+        Such cards are read by face alone: a corner read as one is a guess on a figure (and
+        the card would count twice)."""
+        from vision.faces import FACE_PX_PER_MM, table_view
+
+        faces = getattr(getattr(self.detector, "deck", None), "faces", None)
+        cal = self.calibration
+        if not faces or cal is None:
+            return dets
+        g = cal.geometry
+        pad = max(faces.card_mm) / 2  # a card lying in the zone may reach past its edge
+        found: list[Any] = []
+        for z in zones:
+            poly = cal.zones[z]
+            x0, y0 = np.maximum(poly.min(0) - pad, 0.0)
+            x1, y1 = np.minimum(poly.max(0) + pad, (g.width_mm, g.height_mm))
+            view = table_view(image, cal, (x0, y0, x1, y1), FACE_PX_PER_MM)
+            self.report.face_looks += 1
+            for m in faces.find(view, (float(x0), float(y0))):
+                if cal.zone_at_mm(m.centre_mm) == z:  # not another zone's card in the margin
+                    found.append(m)
+        out = [d for d in dets if d.card not in faces.pictures]
+        corners = [
+            cal.to_table([((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2)])[0] for d in out
+        ]
+        for m in found:
+            if any(m.in_strip(q) for q in corners):
+                continue  # the card under shows a corner index: it is no court face
+            cx, cy = cal.to_image([m.centre_mm])[0]
+            out.append(Det(m.card, (cx - 4.0, cy - 4.0, cx + 4.0, cy + 4.0), m.score, m.alts))
+        return out
 
     def _note_suits(self, det: Any) -> None:
         suits = getattr(det, "suits", None)

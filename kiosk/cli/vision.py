@@ -67,6 +67,16 @@ def register(subparsers: Any) -> None:
         metavar="IMAGE",
         help="frame(s) showing the two jokers",
     )
+    for name in ("spades", "hearts", "clubs", "diamonds"):
+        e.add_argument(
+            f"--court-{name}",
+            nargs="+",
+            action="extend",
+            default=[],
+            metavar="IMAGE",
+            help=f"a deck whose J, Q and K print no index: a frame of the {name}' J, Q and K "
+            "apart in one row, J on the camera's left, K on its right, the table's markers in view",
+        )
     e.add_argument("--out", required=True, help="deck profile to write (JSON)")
     e.add_argument("--name", default=None, help="the design's name (default: the file's stem)")
     e.add_argument("--model", help="detector ONNX (default: models/card-corners.onnx)")
@@ -114,12 +124,23 @@ def _enrol(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from vision.detector import read_image
-    from vision.enrol import SHOT_KINDS, closest_pair, enrol, enrolment_detector, missing_cards
+    from vision.enrol import (
+        COURT_KINDS,
+        SHOT_KINDS,
+        closest_pair,
+        enrol,
+        enrolment_detector,
+        missing_cards,
+    )
 
     out = Path(args.out)
     if not out.resolve().parent.exists():
         raise ValueError(f"--out {out}: the folder {out.parent} does not exist")
-    listed = [(path, kind) for kind, name in SHOT_KINDS.items() for path in getattr(args, name)]
+    listed = [
+        (path, kind)
+        for kind, name in {**SHOT_KINDS, **COURT_KINDS}.items()
+        for path in getattr(args, name)
+    ]
     if not listed:
         raise ValueError(
             "no frames given: pass --spades IMG --hearts IMG --clubs IMG --diamonds IMG "
@@ -131,6 +152,7 @@ def _enrol(args: argparse.Namespace) -> int:
     prof.save(out)
     a, b, cos = closest_pair(prof)
     lacking = missing_cards(prof)
+    faces = sorted(prof.faces.pictures) if prof.faces else []
     print(
         json.dumps(
             {
@@ -138,11 +160,17 @@ def _enrol(args: argparse.Namespace) -> int:
                 "out": str(out),
                 "cards": len(prof.cards),
                 "missing": lacking,
+                "faces": faces,
                 "weight": "inf" if prof.weight == float("inf") else prof.weight,
                 "closest": [a, b, cos],
             }
         )
     )
+    if faces:
+        print(
+            f"guandan vision enrol: {len(faces)} court cards read by their face: {' '.join(faces)}",
+            file=sys.stderr,
+        )
     if lacking:
         print(
             f"guandan vision enrol: warning: {len(lacking)} cards not enrolled "
@@ -155,8 +183,10 @@ def _enrol(args: argparse.Namespace) -> int:
             print(
                 f"guandan vision enrol: warning: {len(courts)} of the 12 court cards were not "
                 "read as cards. If this deck's J, Q and K carry no rank index in the corner "
-                "(only a picture), the camera cannot tell them apart and will miss them in "
-                "play: use a deck with an index in the corner of every card",
+                "(only a picture), enrol them by their faces: add --court-spades IMG (the "
+                "spades' J, Q and K apart in one row, J on the camera's left, K on its right, "
+                "the table's markers in view) and the same for --court-hearts, --court-clubs "
+                "and --court-diamonds",
                 file=sys.stderr,
             )
     return 0

@@ -379,25 +379,51 @@ def test_enrol_without_frames_or_with_an_empty_table_writes_nothing(
 
 
 @needs_model
-def test_a_deck_whose_court_cards_carry_no_index_is_flagged(
+def test_a_deck_whose_court_cards_carry_no_index_is_enrolled_by_their_faces(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """guyenne-classic's J, Q and K show a suit sign and a picture, no rank index: enrolment
-    cannot read them as cards, and tells the referee to use a deck with indices."""
+    cannot read them as cards and tells the referee how to add court frames; with them, the
+    profile keeps all 12 court cards' faces (and loads back with them)."""
     sheet = Path("/usr/share/aisleriot/cards/guyenne-classic.svgz")
     if not sheet.exists():
         pytest.skip(f"{sheet} missing: install Debian's gnome-cards-data (make system-deps)")
+    from vision.enrol import COURT_KINDS
     from vision.synth.decks import render_aisleriot
     from vision.synth.video import render_enrolment
 
     render_aisleriot(sheet, tmp_path / "decks")
     shots = render_enrolment(tmp_path / "g", seed=13, deck="guyenne-classic",
                              decks_dir=tmp_path / "decks")  # fmt: skip
-    args = ["vision", "enrol", "--out", str(tmp_path / "guyenne.json")]
+    out = tmp_path / "guyenne.json"
+    args = ["vision", "enrol", "--out", str(out)]
     for path, kind in shots:
         args += [f"--{SHOT_KINDS[kind]}", str(path)]
     assert main(args) == 0
     said = capsys.readouterr()
     missing, err = json.loads(said.out)["missing"], said.err
     assert sum(c[1] in "JQK" for c in missing) >= 3, missing
-    assert "no rank index" in err and "use a deck with an index" in err
+    assert "no rank index" in err and "--court-spades IMG" in err
+    assert "faces" not in json.loads(out.read_text())
+
+    courts = render_enrolment(tmp_path / "g", seed=13, deck="guyenne-classic",
+                              decks_dir=tmp_path / "decks", courts=True)  # fmt: skip
+    for path, kind in courts:
+        args += [f"--{COURT_KINDS[kind].replace('_', '-')}", str(path)]
+    assert main(args) == 0
+    said = capsys.readouterr()
+    got = json.loads(said.out)
+    assert got["faces"] == sorted(s + r for s in "SHCD" for r in "JQK")
+    assert not any(c[1] in "JQK" for c in got["missing"]), got["missing"]
+    assert "12 court cards read by their face" in said.err and "no rank index" not in said.err
+    back = DeckProfile.load(out)
+    assert back.faces is not None and sorted(back.faces.pictures) == got["faces"]
+
+    # a court frame without the table's markers: the error says what the frame needs
+    bare = cv2.imread(str(courts[0][0]))
+    bare[:, :400] = bare[:, 600:601]  # the left markers painted over with the table
+    blank = tmp_path / "court-no-markers.png"
+    cv2.imwrite(str(blank), bare)
+    args[args.index(str(courts[0][0]))] = str(blank)
+    assert main(args) == 2
+    assert "the court frames need the table's markers in view" in capsys.readouterr().err

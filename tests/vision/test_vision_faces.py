@@ -135,3 +135,62 @@ def test_a_court_frame_without_three_cards_says_what_to_lay(courts) -> None:
         match=r"court frame \(spades\): found [12] cards, not 3; lay the spades' J, Q and K",
     ):
         faces_from_frame(covered, cal, "S")
+
+
+def test_court_cards_played_are_seen_by_their_faces_with_the_enrolled_deck(courts) -> None:
+    """A short filmed game of guyenne-classic: without face pictures its court cards are never
+    seen; with the deck enrolled with court frames, a single, a pair (the lower card by the
+    strip of it in view), a court card on top of a number card and on top of a pair are read."""
+    from engine import load_profile
+    from engine.cards import parse_cards
+    from engine.observations import Observation
+    from kiosk.replay import observations_from_video
+    from vision.detector import DEFAULT_MODEL
+    from vision.enrol import enrol, enrolment_detector
+    from vision.pipeline import resolve_detector
+    from vision.synth.video import render_enrolment, render_game
+
+    if not DEFAULT_MODEL.exists():
+        pytest.skip(f"{DEFAULT_MODEL} missing")
+    root, shots = courts
+    frames = [
+        (cv2.imread(str(p)), k)
+        for p, k in render_enrolment(
+            root / "21", seed=21, deck="guyenne-classic", decks_dir=root / "decks"
+        )
+    ]
+    frames += [(cv2.imread(str(p)), k) for p, k in shots[21]]
+    det = enrolment_detector()
+    prof = enrol(det, frames, name="guyenne-classic")
+    assert prof.faces is not None and len(prof.faces.pictures) == 12
+
+    plays = [("S", "DQ"), ("E", "SK SK"), ("N", "H9 CJ"), ("W", "D5 D5 HK")]
+    script = [
+        Observation(2.0 + 2.5 * k, "played", seat=s, cards=tuple(parse_cards(c)))
+        for k, (s, c) in enumerate(plays)
+    ]
+    video = root / "court-plays.mp4"
+    render_game(
+        load_profile("standard"),
+        seed=23,
+        deals=1,
+        out=video,
+        deck="guyenne-classic",
+        decks_dir=root / "decks",
+        script=script,
+    )
+
+    def seen(profile: object) -> list[tuple[str | None, list[str]]]:
+        d = resolve_detector("model", video, profile)
+        return [
+            (o.seat, sorted(str(c) for c in o.cards))
+            for o in observations_from_video(video, None, d)
+            if o.type == "played"
+        ]
+
+    with_faces = seen(prof)
+    assert ("S", ["DQ"]) in with_faces and ("E", ["SK", "SK"]) in with_faces, with_faces
+    assert ("N", ["CJ", "H9"]) in with_faces and ("W", ["D5", "D5", "HK"]) in with_faces
+    prof.faces = None
+    without = seen(prof)
+    assert not any(c[1] in "JQK" for _, cs in without for c in cs), without
