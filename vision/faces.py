@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import math
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -262,17 +262,46 @@ class CourtFaces:
         for k, m in enumerate(found):
             if any(math.dist(m.centre_mm, o.centre_mm) < near for o in found[:k]):
                 continue  # a better match lies here
-            rival = max(
-                (
-                    o.score
-                    for o in found[k + 1 :]
-                    if o.card != m.card and math.dist(m.centre_mm, o.centre_mm) < near
-                ),
-                default=-1.0,
-            )
+            rivals: dict[str, float] = {}
+            for o in found[k + 1 :]:
+                if o.card != m.card and math.dist(m.centre_mm, o.centre_mm) < near:
+                    rivals[o.card] = max(rivals.get(o.card, -1.0), o.score)
+            rival = max(rivals.values(), default=-1.0)
             if m.score - rival >= MARGIN:  # another face fits about as well: not sure
-                keep.append(m)
+                # runner-ups for the referee (a camera reading: a play that is no legal play
+                # is read again, with a card more or less); "none": the weaker, the likelier
+                alts = sorted(
+                    (
+                        (c, round((m.score - x) * STRIP_NATS, 2))
+                        for c, x in rivals.items()
+                        if (m.score - x) * STRIP_NATS <= ALT_NATS
+                    ),
+                    key=lambda kv: kv[1],
+                )
+                none = round(max(0.5, (m.score - self.min_score) * STRIP_NATS), 2)
+                keep.append(replace(m, alts=(*alts, ("none", none))))
         return keep
+
+    def _refine(
+        self, view: np.ndarray, card: str, angle: float, c: np.ndarray
+    ) -> tuple[float, np.ndarray]:
+        """The angle (2-degree steps within 7 of ``angle``) and middle (view px, to a pixel)
+        where ``card``'s picture fits best around ``c``."""
+        best = (-2.0, angle, c)
+        for da in range(-6, 7, 2):
+            pic, mask = _turned(self.pictures[card], angle + da)
+            d = pic.shape[0]
+            x0 = int(round(c[0] - d / 2)) - 2
+            y0 = int(round(c[1] - d / 2)) - 2
+            if x0 < 0 or y0 < 0 or x0 + d + 4 > view.shape[1] or y0 + d + 4 > view.shape[0]:
+                continue
+            r = cv2.matchTemplate(view[y0 : y0 + d + 4, x0 : x0 + d + 4], pic,
+                                  cv2.TM_CCOEFF_NORMED, mask=mask)  # fmt: skip
+            r = np.nan_to_num(r, nan=-1.0, posinf=-1.0, neginf=-1.0)
+            y, x = np.unravel_index(int(np.argmax(r)), r.shape)
+            if r[y, x] > best[0]:
+                best = (float(r[y, x]), angle + da, np.array([x0 + x + d / 2, y0 + y + d / 2]))
+        return best[1], best[2]
 
     def _under(
         self, view: np.ndarray, fg: np.ndarray, origin_mm: Sequence[float], top: FaceMatch
@@ -284,10 +313,13 @@ class CourtFaces:
         (``STRIP_SCORE``, ``MARGIN`` over the best other card)."""
         p = FACE_PX_PER_MM
         w, h = self.card_mm[0] * p, self.card_mm[1] * p
-        a = math.radians(top.angle)
+        c = np.array([(top.centre_mm[0] - origin_mm[0]) * p, (top.centre_mm[1] - origin_mm[1]) * p])
+        # the top card's angle and place to a finer step than the search's (15 degrees, 2 mm):
+        # the strips beside it are a few pixels wide
+        angle, c = self._refine(view, top.card, top.angle, c)
+        a = math.radians(angle)
         u = np.array([math.cos(a), -math.sin(a)])  # the picture's x axis in the view
         v = np.array([math.sin(a), math.cos(a)])  # its y axis
-        c = np.array([(top.centre_mm[0] - origin_mm[0]) * p, (top.centre_mm[1] - origin_mm[1]) * p])
         heights = np.arange(-0.42 * h, 0.42 * h + 0.5, 1.0)
         out: list[FaceMatch] = []
         viewf = view.astype(np.float32)
@@ -322,7 +354,7 @@ class CourtFaces:
                     mid = c + side * (edge + width) * u
                     rel = grid - mid
                     for flip in (0.0, 180.0):
-                        b = math.radians(top.angle + flip)
+                        b = math.radians(angle + flip)
                         ub = np.array([math.cos(b), -math.sin(b)])
                         vb = np.array([math.sin(b), math.cos(b)])
                         px = rel @ ub + w / 2
@@ -338,7 +370,7 @@ class CourtFaces:
                             score = _ncc(seen, want)
                             by_card[card] = max(by_card.get(card, -1.0), score)
                             if best is None or score > best[0]:
-                                best = (score, card, float(width), top.angle + flip)
+                                best = (score, card, float(width), angle + flip)
                 if best is None:
                     break
                 score, card, width, ang = best

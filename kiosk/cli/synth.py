@@ -58,13 +58,20 @@ def register(subparsers: Any) -> None:
         help="render a deck's enrolment frames (for guandan vision enrol)",
         description="Film one deck laid out under the table camera, suit by suit and then the "
         "jokers, the cards apart (vision/synth/video.py render_enrolment), and write one PNG per "
-        "shot: enrol-S.png, enrol-H.png, enrol-C.png, enrol-D.png, enrol-J.png.",
+        "shot: enrol-S.png, enrol-H.png, enrol-C.png, enrol-D.png, enrol-J.png. With --courts, "
+        "the court frames of a deck whose J, Q and K print no index instead: "
+        "enrol-court-S.png .. enrol-court-D.png (each suit's J, Q, K in one row, J on the left).",
     )
     en.add_argument("--seed", type=int, required=True, help="table, camera and light seed")
     en.add_argument("--out", required=True, metavar="DIR", help="folder to write the frames in")
     en.add_argument("--deck", default="tigullio", help="deck design (default tigullio)")
     en.add_argument(
         "--size", default="1280x720", metavar="WxH", help="frame size (default 1280x720)"
+    )
+    en.add_argument(
+        "--courts",
+        action="store_true",
+        help="render the court frames (guandan vision enrol --court-spades ...) instead",
     )
     en.set_defaults(handler=_enrolment)
 
@@ -136,7 +143,9 @@ def _enrolment(args: argparse.Namespace) -> int:
     if not out.parent.resolve().exists():
         raise ValueError(f"--out {out}: the folder {out.parent} does not exist")
     try:
-        shots = render_enrolment(out, seed=args.seed, deck=args.deck, size=_size(args.size))
+        shots = render_enrolment(
+            out, seed=args.seed, deck=args.deck, size=_size(args.size), courts=args.courts
+        )
     except FileNotFoundError as exc:
         raise ValueError(str(exc)) from None
     print(json.dumps({"deck": args.deck, "frames": {kind: str(p) for p, kind in shots}}))

@@ -94,6 +94,10 @@ def test_faces_are_found_on_another_table_and_nothing_on_bare_felt(courts) -> No
         ]
         assert xs == sorted(xs)  # J, Q, K where they lie, left to right
         assert all(m.score >= faces.min_score for m in got)
+        # each a camera reading with runner-ups (the referee re-reads an illegal play with
+        # them): at least "no card here", the surer the face the dearer
+        assert all(m.alts and m.alts[-1][0] == "none" and m.alts[-1][1] > 0 for m in got)
+        assert all(m.strip is None for m in got)  # whole faces, no fan
     # the felt where no card lies: nothing
     image = cv2.imread(str(shots[22][0][0]))
     cal = calibrate(image)
