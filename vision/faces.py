@@ -7,8 +7,9 @@ apart in one row, J to K from left to right as the camera sees them, the table's
 view. ``faces_from_frame`` cuts each card out of the table's top-down view (the calibration
 from the same frame) as an upright picture; ``CourtFaces.find`` looks for those pictures, at any
 angle, in a top-down view of a zone (normalised cross-correlation over the whole face). A card
-whose face lies fully or mostly in view is found; one mostly covered by another (the lower
-card of a tight pair) is not.
+whose face lies fully or mostly in view is found whole; the lower cards of a fan under it by
+the strip of each that shows beside it. A court card under a number card is not looked for.
+Figures: models/README.md ("Court cards by their whole face"), bench/court_faces.py.
 
 Pure OpenCV + numpy, no model.
 """
@@ -41,9 +42,9 @@ SUITS = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds"}
 FACE_PX_PER_MM = 0.5
 #: angles tried (degrees): every 15
 ANGLES = tuple(range(0, 360, 15))
-#: a face is taken when its correlation reaches this (measured on guyenne-classic frames of
-#: rendered games, 2026-12-01: the card in view 0.5-0.65; other court faces at the same spot up
-#: to 0.40; zones of number cards up to 0.23)
+#: a face is taken when its correlation reaches this (guyenne-classic frames of rendered games,
+#: 2026-12-01: the card in view 0.53-0.93; other court faces at the same spot up to 0.40 with
+#: the deck's own pictures; zones of number cards up to 0.23)
 MIN_SCORE = 0.45
 #: the best face at a spot must beat every other card's there by this much (the 12 pictures of
 #: one deck share a style; two about as good mean neither is sure)
