@@ -31,8 +31,9 @@ Court cards without an index (``vision/faces.py``): a design whose J, Q and K pr
 figure and a suit sign (guyenne-classic) gives the corner detector nothing to read there. The
 referee then adds one *court frame* per suit (that suit's J, Q and K apart in one row, J on the
 camera's left, K on its right; shot kinds ``court-S`` ..): each card is cut out of the table's
-top-down view as a picture, kept in the profile (``DeckProfile.faces``) for the court cards the
-corners did not enrol, and looked for by the table pipeline as a whole face.
+top-down view as a picture and kept in the profile (``DeckProfile.faces``); the table pipeline
+reads those 12 cards by their whole face alone (a corner read as one of them, in the suit
+frames or in play, is a guess on a figure and is dropped).
 
 The profile is a small JSON file (``guandan vision enrol ... --out deck.json``), tied to the
 classifier it was made with (an embedding means nothing to another model): loading it with
@@ -520,7 +521,8 @@ def enrol(
     copies: int = 2,
     log: Any = None,
 ) -> DeckProfile:
-    """A deck profile from ``(frame, kind)`` shots (kind: ``S H C D`` or ``J`` for jokers).
+    """A deck profile from ``(frame, kind)`` shots (kind: ``S H C D`` or ``J`` for jokers, or a
+    court frame ``court-S`` .. ``court-D``, see ``court_faces``).
     ``copies``: corners one card may give in one shot (2: one deck's cards, each corner index
     of a card once; a shot with both decks' cards would need 4)."""
     from vision.detector import NONE_CLASS
