@@ -48,34 +48,23 @@ def register(subparsers: Any) -> None:
         "camera --save DIR), and the same for the two jokers. The classifier's embedding of "
         "every corner becomes a per-card prototype; `guandan table replay/run --deck FILE` then "
         "reads with them. How much they count is chosen from the frames themselves "
-        "(leave-one-out): 0 when the classifier already reads the deck as well.",
+        "(leave-one-out): 0 when the classifier already reads the deck as well. A deck whose "
+        "J, Q and K print no index (only a figure): add one court frame per suit "
+        "(--court-spades ...), read by their whole face (vision/faces.py).",
     )
-    for name in ("spades", "hearts", "clubs", "diamonds"):
-        e.add_argument(
-            f"--{name}",
-            nargs="+",
-            action="extend",
-            default=[],
-            metavar="IMAGE",
-            help=f"frame(s) showing the 13 {name} of one deck",
-        )
-    e.add_argument(
-        "--jokers",
-        nargs="+",
-        action="extend",
-        default=[],
-        metavar="IMAGE",
-        help="frame(s) showing the two jokers",
-    )
-    for name in ("spades", "hearts", "clubs", "diamonds"):
-        e.add_argument(
+
+    def frames(flag: str, what: str) -> None:
+        e.add_argument(flag, nargs="+", action="extend", default=[], metavar="IMAGE", help=what)
+
+    suits = ("spades", "hearts", "clubs", "diamonds")
+    for name in suits:
+        frames(f"--{name}", f"frame(s) showing the 13 {name} of one deck")
+    frames("--jokers", "frame(s) showing the two jokers")
+    for name in suits:
+        frames(
             f"--court-{name}",
-            nargs="+",
-            action="extend",
-            default=[],
-            metavar="IMAGE",
-            help=f"a deck whose J, Q and K print no index: a frame of the {name}' J, Q and K "
-            "apart in one row, J on the camera's left, K on its right, the table's markers in view",
+            f"a deck whose J, Q and K print no index: a frame of the {name}' J, Q and K apart "
+            "in one row, J on the camera's left, K on its right, the table's markers in view",
         )
     e.add_argument("--out", required=True, help="deck profile to write (JSON)")
     e.add_argument("--name", default=None, help="the design's name (default: the file's stem)")
