@@ -9,12 +9,13 @@ JSON line per game, then a total):
 * ``court_plays`` / ``top_found``: plays holding a J, Q or K, and those where at least one of
   their court cards was found (a fan's top card lies fully in view);
 * ``court_cards`` / ``cards_found``: the court cards of those plays, and how many were found
-  (a fan's lower cards show a strip only and are not);
+  (a fan's lower cards by the strip of each beside a face found whole);
 * ``false``: faces found that are no card lying in that zone (this trick's cards), over ``looks``
   zone views;
 * ``find_ms``: the search time per zone view (median, p90), one thread.
 
-Not yet part of the pipeline: these are the figures that decide how to wire it in.
+This measures the faces alone; the table pipeline uses them on a table enrolled with court
+frames (bench/table_accuracy.py --enrol gives the plays).
 
     python bench/court_faces.py [--games 10] [--seed 9401] [--keep DIR]
 """
