@@ -42,6 +42,7 @@ import cv2
 import numpy as np
 
 from engine.observations import Observation
+from vision.faces import FACE_PX_PER_MM, table_view
 from vision.table import CENTRE, SEATS, Calibration, CameraWatch, TableError, calibrate
 from vision.track import LAMPS, Interpreter, TableState, Tracker, lamp_positions
 
@@ -543,8 +544,6 @@ class TablePipeline:
         index): one detection at each face's middle, which the tracker counts as one card.
         Such cards are read by face alone: a corner read as one is a guess on a figure (and
         the card would count twice)."""
-        from vision.faces import FACE_PX_PER_MM, table_view
-
         faces = getattr(getattr(self.detector, "deck", None), "faces", None)
         cal = self.calibration
         if not faces or cal is None:
@@ -562,9 +561,8 @@ class TablePipeline:
                 if cal.zone_at_mm(m.centre_mm) == z:  # not another zone's card in the margin
                     found.append(m)
         out = [d for d in dets if d.card not in faces.pictures]
-        corners = [
-            cal.to_table([((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2)])[0] for d in out
-        ]
+        boxes = np.array([d.box for d in out], np.float64).reshape(-1, 4)
+        corners = cal.to_table((boxes[:, :2] + boxes[:, 2:]) / 2) if len(out) else []
         for m in found:
             if any(m.in_strip(q) for q in corners):
                 continue  # the card under shows a corner index: it is no court face
