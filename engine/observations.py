@@ -10,7 +10,10 @@ One JSON object per line, each with ``t`` (seconds) and ``type``:
                    (ours): the camera's runner-up readings of cards it was unsure of,
                    ``[{"card": "DA", "or": [["D4", 1.2], [null, 3.1]]}]`` (one entry per card
                    instance; ``null``: no card there; cost = ln(p(card) / p(other)) in nats);
-                   the referee uses them only when the play is illegal as read.
+                   an entry ``{"card": null, "or": [["CK", 1.5]]}`` is a card the camera may
+                   have missed (a fan's lower card it was not sure of), ``or`` the cards it
+                   may be and what adding each costs; the referee uses them only when the
+                   play is illegal as read.
 ``pass``           ``{seat}``: a pass (button or gesture).
 ``tribute``        ``{seat, card, to?}``: a tribute card given by ``seat`` (``to``: the receiver,
                    when the pipeline saw it; needed when 上游 chooses between equal tributes).
@@ -103,8 +106,9 @@ class Observation:
     #: played: the camera's runner-up readings of cards it was not sure of, one entry per card
     #: instance: ``(card, ((other card or None = no card there, cost), ...))``, cost = ln(p(card)
     #: / p(other)) >= 0 in nats, cheapest first. The referee re-reads a play that is illegal as
-    #: read (engine/referee.py ``reread``).
-    doubts: tuple[tuple[Card, tuple[tuple[Card | None, float], ...]], ...] = ()
+    #: read (engine/referee.py ``reread``). An entry whose card is None is a card the camera
+    #: may have missed: its readings are the cards it may be (none of them None).
+    doubts: tuple[tuple[Card | None, tuple[tuple[Card | None, float], ...]], ...] = ()
 
     def __hash__(self) -> int:  # ``extra`` is a dict
         return hash((self.t, self.type, self.seat, self.cards, self.replaces))
@@ -127,7 +131,10 @@ class Observation:
             out["cards"] = [str(c) for c in self.cards]
             if self.doubts:
                 out["doubts"] = [
-                    {"card": str(c), "or": [[None if o is None else str(o), v] for o, v in alts]}
+                    {
+                        "card": None if c is None else str(c),
+                        "or": [[None if o is None else str(o), v] for o, v in alts],
+                    }
                     for c, alts in self.doubts
                 ]
         elif ty == "pass":
@@ -212,10 +219,11 @@ def _card(obj: Mapping[str, Any], key: str, where: str) -> tuple[Card, ...]:
 
 def _doubts(
     obj: Mapping[str, Any], cards: tuple[Card, ...], where: str
-) -> tuple[tuple[Card, tuple[tuple[Card | None, float], ...]], ...]:
+) -> tuple[tuple[Card | None, tuple[tuple[Card | None, float], ...]], ...]:
     """``doubts`` of a played observation: ``[{"card": "DA", "or": [["D4", 1.2], [null, 3]]}]``
-    (each ``card`` one of the play's cards, at most as often as it is there; ``or``: other
-    readings, a card or null = no card there, with a cost >= 0)."""
+    (each ``card`` one of the play's cards, at most as often as it is there, or null: a card
+    the camera may have missed; ``or``: other readings, a card or null = no card there, with a
+    cost >= 0; a missed card's are cards)."""
     raw = obj.get("doubts")
     if raw is None:
         return ()
@@ -225,18 +233,20 @@ def _doubts(
     left: dict[Card, int] = {}
     for c in cards:
         left[c] = left.get(c, 0) + 1
-    out: list[tuple[Card, tuple[tuple[Card | None, float], ...]]] = []
+    out: list[tuple[Card | None, tuple[tuple[Card | None, float], ...]]] = []
     for i, item in enumerate(raw):
         f = f"field 'doubts'[{i}]"
         if not isinstance(item, Mapping) or "card" not in item or "or" not in item:
             raise _fail(where, f"{f} = {item!r} needs 'card' and 'or'; {hint}")
-        try:
-            card = parse_card(item["card"])
-        except CardError as exc:
-            raise _fail(where, f"{f} 'card': {exc}") from None
-        if left.get(card, 0) < 1:
-            raise _fail(where, f"{f}: {card} is not (or not that often) among the played cards")
-        left[card] -= 1
+        card: Card | None = None
+        if item["card"] is not None:  # null: a card the camera may have missed
+            try:
+                card = parse_card(item["card"])
+            except CardError as exc:
+                raise _fail(where, f"{f} 'card': {exc}") from None
+            if left.get(card, 0) < 1:
+                raise _fail(where, f"{f}: {card} is not (or not that often) among the played cards")
+            left[card] -= 1
         alts = item["or"]
         if not isinstance(alts, list):
             raise _fail(where, f"{f} 'or' must be a list of [card or null, cost]; {hint}")
@@ -256,6 +266,12 @@ def _doubts(
                 alt = None if other is None else parse_card(other)
             except CardError as exc:
                 raise _fail(where, f"{f} 'or'[{j}]: {exc}") from None
+            if card is None and alt is None:
+                raise _fail(
+                    where,
+                    f"{f} 'or'[{j}]: a card the camera may have missed (card null) is read as "
+                    "cards, not null",
+                )
             parsed.append((alt, float(cost)))
         out.append((card, tuple(parsed)))
     return tuple(out)

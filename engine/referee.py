@@ -37,8 +37,10 @@ Camera misreads: a ``played`` observation may carry the camera's runner-up readi
 of a card, more cards than the seat holds) is re-read (:func:`reread`): the cheapest changes
 within ``REREAD_BUDGET`` (``REREAD_BUDGET_IMPOSSIBLE`` when the reading cannot be true: three
 copies of a card in one play) that make it legal are taken, and the ``play`` event says so
-(``camera``: the cards as read, ``reread``: what changed and its cost). An honest illegal play
-stays one unless the camera itself doubted it; a play that is legal as read is never changed.
+(``camera``: the cards as read, ``reread``: what changed and its cost). A doubt with no card is
+a card the camera says it may have missed (a fan's lower court card it could not name surely):
+adding one of its readings is such a change. An honest illegal play stays one unless the camera
+itself doubted it; a play that is legal as read is never changed.
 
 A foul judged on a camera's reading of cards (an illegal or out-of-turn ``played`` observation
 with ``doubts``, or a pass by "the leader" in a deal whose plays the camera reads: who leads is
@@ -1689,10 +1691,13 @@ class Referee:
         for c in cards:
             alts = list(given.pop(pool.index(c))) if c in pool else []
             if c in pool:
-                pool[pool.index(c)] = None  # type: ignore[call-overload]
+                pool[pool.index(c)] = None
             if not any(a is None for a, _ in alts):
                 alts.append((None, EXTRA_CARD_COST))
             doubts.append((c, alts))
+        # the cards the camera itself says it may have missed (a fan's lower card it was not
+        # sure of), then one a camera misses on fanned cards
+        doubts += [(None, list(alts)) for c, alts in o.doubts if c is None]
         doubts.append((None, _missed_cards(cards)))
         found: list[tuple[list[Card], float, list[str]]] = []
         for cs, cost, changes in _readings(cards, doubts, HINDSIGHT_BUDGET):

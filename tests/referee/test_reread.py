@@ -121,6 +121,29 @@ def test_reread_tries_cheapest_first_and_respects_the_budget() -> None:
     assert reread(cards, d, lambda cs: False) is None
 
 
+def test_a_card_the_camera_may_have_missed_completes_an_illegal_play() -> None:
+    """``{"card": null, "or": [...]}``: a fan's lower card the camera was not sure of. A single
+    queen does not beat a pair of tens; with the queen it may have missed it is a pair."""
+    t = Table()
+    start(t)
+    t.do("played", seat="S", cards=["ST", "HT"])
+    maybe = doubt(None, ("SQ", 1.6), ("SK", 2.4))  # type: ignore[arg-type]
+    t.do("played", seat="E", cards=["DQ"], doubts=[maybe])
+    p = plays(t)[-1]
+    assert sorted(p["cards"]) == ["DQ", "SQ"] and p["legal"] is True and p["camera"] == ["DQ"]  # type: ignore[arg-type]
+    assert "SQ not seen" in str(p["reread"])
+    assert not t.fouls() and t.deal.counts["E"] == 25
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_legal_play_takes_no_card_the_camera_may_have_missed() -> None:
+    t = Table()
+    start(t)
+    t.do("played", seat="S", cards=["DQ"], doubts=[doubt(None, ("SQ", 0.2))])  # type: ignore[arg-type]
+    (p,) = plays(t)
+    assert p["cards"] == ["DQ"] and "camera" not in p and t.deal.counts["S"] == 26
+
+
 def test_doubts_round_trip_and_bad_doubts_are_named() -> None:
     raw = {
         "t": 1.0,
@@ -145,6 +168,14 @@ def test_doubts_round_trip_and_bad_doubts_are_named() -> None:
         assert msg in str(exc.value) and "obs.jsonl line 3" in str(exc.value)
     with pytest.raises(ObservationError, match="must be a list"):
         parse_observation({**raw, "doubts": "DA"})
+    # a card the camera may have missed: null, read as cards
+    maybe = {**raw, "doubts": [{"card": None, "or": [["SQ", 1.5]]}]}
+    m = parse_observation(maybe)
+    assert m.doubts == ((None, ((parse_card("SQ"), 1.5),)),)
+    assert parse_observation(m.to_json()).doubts == m.doubts
+    assert m.to_json()["doubts"] == [{"card": None, "or": [["SQ", 1.5]]}]
+    with pytest.raises(ObservationError, match="read as cards, not null"):
+        parse_observation({**raw, "doubts": [{"card": None, "or": [[None, 1.0]]}]})
     two = {**raw, "doubts": [{"card": "DA", "or": []}, {"card": "DA", "or": []}]}
     with pytest.raises(ObservationError, match="not that often"):
         parse_observation(two)
