@@ -81,6 +81,7 @@ from engine.cards import Card, parse_card, sort_cards
 from engine.observations import Observation
 
 __all__ = [
+    "MAYBE",
     "SEATS",
     "LAMPS",
     "LAMP_STATES",
@@ -119,6 +120,11 @@ PAIR_BONUS = 0.5
 #: turned real illegal plays (two unrelated cards, fanned: one shows one corner) into legal
 #: singles about as often as it removed a corner read in card art.
 INSIDE_COST = 0.5
+#: The label of a card the detector may have missed (vision/faces.py: a fan's lower court card
+#: whose strip it could not name surely): counted apart from the cards, never played as one;
+#: its runner-ups (the cards it may be, with what adding each costs) travel with the cards
+#: added beside it as a doubt with no card (engine.observations "doubts", ``"card": null``)
+MAYBE = "?"
 #: Corner pairs of one label the tracker must have seen before it learns the deck's spacing of a
 #: card's two corner indices (``Tracker.spacing``) and pairs corners read differently
 SPACING_MIN = 20
@@ -488,15 +494,16 @@ class Tracker:
         return zone
 
     # ---------------------------------------------------------------- corners -> cards
-    def cards_in(self, detections: Sequence[CardBox]) -> list[SeenCard]:
-        """Cluster corner detections into card instances (see the module doc)."""
+    def cards_in(self, detections: Sequence[CardBox], learn: bool = True) -> list[SeenCard]:
+        """Cluster corner detections into card instances (see the module doc); ``learn``:
+        their corner pairs count towards the table's corner spacing (``spacing``)."""
         dets = [d for d in detections if d.score >= self.min_score]
         if not dets:
             return []
-        return self._cluster(dets, self._centres_mm(dets))
+        return self._cluster(dets, self._centres_mm(dets), learn=learn)
 
     def _cluster(
-        self, dets: Sequence[CardBox], mm: np.ndarray, partner_only: int = 0
+        self, dets: Sequence[CardBox], mm: np.ndarray, partner_only: int = 0, learn: bool = True
     ) -> list[SeenCard]:
         """Card instances of corner detections ``dets`` whose box centres lie at ``mm``; the
         last ``partner_only`` detections (under the floor) count only as the second corner of a
@@ -506,9 +513,14 @@ class Tracker:
         first_low = len(dets) - partner_only
         # per label: (centre, runner-ups, weak, under the floor)
         by_label: dict[str, list[tuple[np.ndarray, Alts, bool, bool]]] = {}
+        maybe: list[SeenCard] = []
         for k, (d, p) in enumerate(zip(dets, mm, strict=True)):
             weak = bool(getattr(d, "weak", False))
             item = (p, tuple(getattr(d, "alts", ())), weak, k >= first_low)
+            if d.card == MAYBE:  # a card that may be there: one each, never a corner pair
+                x, y = float(p[0]), float(p[1])
+                maybe.append(SeenCard(MAYBE, x, y, self.region_at(x, y), 1, item[1]))
+                continue
             by_label.setdefault(d.card, []).append(item)
         out: list[SeenCard] = []
         for label, pts in by_label.items():
@@ -540,7 +552,8 @@ class Tracker:
                 if any(np.hypot(*(c - q)) < self.same_mm for q in centres):
                     continue  # both diagonals of a card with an index in all four corners
                 centres.append(c)
-                self._spacings.append(float(np.hypot(*(merged[i] - merged[j]))))
+                if learn:
+                    self._spacings.append(float(np.hypot(*(merged[i] - merged[j]))))
                 a = _pair_alts(alts[i], alts[j]) if alts[i] or alts[j] else ()
                 axes = self._axes(merged[i], merged[j])
                 out.append(
@@ -551,7 +564,7 @@ class Tracker:
                     x, y = float(merged[i][0]), float(merged[i][1])
                     out.append(SeenCard(label, x, y, self.region_at(x, y), 1, alts[i]))
         del self._spacings[:-SPACING_KEEP]
-        return self._inside_doubts(self._pair_doubts(self._fuse(out)))
+        return self._inside_doubts(self._pair_doubts(self._fuse(out))) + maybe
 
     @property
     def spacing(self) -> float | None:
@@ -757,9 +770,12 @@ class Tracker:
             self._candidate[r] = (key, streak)
             if streak >= self.stable_frames and key != _counter_tuple(self.committed[r]):
                 old = self.committed[r]
-                added = _counter_tuple(cand - old)
-                removed = _counter_tuple(old - cand)
                 self.committed[r] = cand
+                both = _counter_tuple(cand - old)
+                added = tuple(k for k in both if k != MAYBE)
+                removed = tuple(k for k in _counter_tuple(old - cand) if k != MAYBE)
+                if not added and not removed:
+                    continue  # only a card that may be there came or went: no change of cards
                 # runner-ups of the added cards, from this frame's instances of their labels
                 doubts: list[tuple[str, Alts]] = []
                 pool = {k: list(v) for k, v in unsure.get(r, {}).items()}
@@ -770,7 +786,13 @@ class Tracker:
                     a = _maybe_gone(a, gone)
                     if a:
                         doubts.append((label, a))
-                changes.append(Change(t, r, added, removed, key, tuple(doubts), self._touched[r]))
+                if added:  # cards that may lie beside them (MAYBE), each with its readings
+                    maybes = pool.get(MAYBE, [])
+                    doubts += [(MAYBE, a) for a in maybes[: both.count(MAYBE)] if a]
+                contents = tuple(k for k in key if k != MAYBE)
+                changes.append(
+                    Change(t, r, added, removed, contents, tuple(doubts), self._touched[r])
+                )
                 self._touched[r] = False
         return changes
 
@@ -812,7 +834,11 @@ class Tracker:
         return False
 
     def contents(self) -> dict[str, tuple[str, ...]]:
-        return {r: _counter_tuple(c) for r, c in self.committed.items() if c}
+        """The cards committed per region (not the cards that may be there)."""
+        out = {
+            r: tuple(k for k in _counter_tuple(c) if k != MAYBE) for r, c in self.committed.items()
+        }
+        return {r: cs for r, cs in out.items() if cs}
 
 
 # ------------------------------------------------------------------------------ interpreter
@@ -943,7 +969,9 @@ class Interpreter:
                     # flickering, a corner found late), which is no play by the seat
                     self.rereads.append(ch)
                     continue
-                doubts = tuple((parse_card(c), _alt_cards(a)) for c, a in ch.doubts)
+                doubts = tuple(
+                    (None if c == MAYBE else parse_card(c), _alt_cards(a)) for c, a in ch.doubts
+                )
                 out.append(Observation(t, "played", seat=r, cards=_cards(ch.added), doubts=doubts))
             elif r.endswith(".band"):
                 out.append(Observation(t, "exposed", seat=region_zone(r), cards=_cards(ch.added)))

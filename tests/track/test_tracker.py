@@ -601,3 +601,31 @@ def replace_card(d: Det, card: str, alts: tuple) -> Det:
     from dataclasses import replace
 
     return replace(d, card=card, alts=alts)
+
+
+def test_a_card_that_may_be_there_is_a_doubt_not_a_card() -> None:
+    """A ``MAYBE`` detection (vision/faces.py: a fan's lower court card no face fits surely) is
+    counted apart: it joins the cards added beside it as a doubt with no card, naming the cards
+    it may be; coming or going alone it is no change; it never lies in ``contents``."""
+    from engine.cards import parse_card
+    from vision.track import MAYBE
+
+    tr = Tracker(calibration())
+    queen = detections([("DQ", *N_PLAY, 0.0)])
+    maybe = _corner_at(N_PLAY[0] + 20.0, N_PLAY[1], MAYBE, (("SQ", 1.0), ("HQ", 2.5)))
+    other = _corner_at(N_PLAY[0] - 60.0, N_PLAY[1] + 30.0, MAYBE, (("CK", 1.0),))
+    changes = feed(tr, [queen + [maybe, other]] * 3)
+    (ch,) = changes
+    assert ch.added == ("DQ",) and ch.contents == ("DQ",) and ch.region == "N"
+    assert sorted(ch.doubts) == [(MAYBE, (("CK", 1.0),)), (MAYBE, (("SQ", 1.0), ("HQ", 2.5)))]
+    (o,) = [o for o in Interpreter().changes(0.2, changes) if o.type == "played"]
+    assert [str(c) for c in o.cards] == ["DQ"]
+    assert (None, ((parse_card("SQ"), 1.0), (parse_card("HQ"), 2.5))) in o.doubts
+    assert tr.contents() == {"N": ("DQ",)}
+    # the maybe-cards go, the queen stays: nothing changed for the referee
+    assert feed(tr, [queen] * 4, t0=1.0) == []
+    # ... and come back alone: nothing either
+    assert feed(tr, [queen + [maybe]] * 4, t0=2.0) == []
+    # two maybe-cards ~82 mm apart are not the two corners of one card
+    far = _corner_at(N_PLAY[0] + 20.0 + 82.0, N_PLAY[1], MAYBE, (("SQ", 1.0),))
+    assert [c.corners for c in tr.cards_in([maybe, far]) if c.card == MAYBE] == [1, 1]
