@@ -59,16 +59,29 @@ ANGLE_SLACK = 16.0
 #: the table must look to reuse one
 MEMO = 32
 MEMO_DIFF = 4.0
-#: a fan's lower card: its strip is looked for where something lies 4-40 mm beyond a side of
-#: a face found whole, and taken at this correlation (measured on the guyenne bench games)
-STRIP_MIN_MM = 6.0
-STRIP_MAX_MM = 40.0
+#: a fan's lower card: its strip is looked for where something lies 6-130 mm beyond a side of
+#: a face found whole (a fan of eight cards 17 mm apart reaches 119 mm; at 40 mm a five-card
+#: bomb was read as three, seed 9608), and taken at this correlation (measured on the guyenne
+#: bench games)
+STRIP_MIN_MM = 10.0
+STRIP_MAX_MM = 130.0
 STRIP_SCORE = 0.5
 #: ... or down to ``STRIP_FLOOR`` when no other card comes within ``STRIP_MARGIN`` (a green
 #: figure on a green felt shows less of itself)
 STRIP_FLOOR = 0.4
 STRIP_MARGIN = 0.1
 STRIP_STEP = 2.0  # strip widths tried, px of the view apart
+#: a fan's lower card lies under the same band as the card above it: its strip must be this
+#: much card, not table (a group of number cards touching the fan from aside covers 0.64-0.78
+#: of the strips it would give, a fan's own strips 0.99-1.0; seed 9603, 2026-12-01)
+STRIP_COVER = 0.9
+#: a strip that is no sure card but fits some face at least this well is a card that *may* lie
+#: there (``FaceMatch.maybe``): the referee adds it only to make an illegal play legal, at
+#: ``MAYBE_COST`` nats for the face that fits best (more for the others, ``STRIP_NATS`` per unit
+#: of correlation below it). Two such strips (a five-card bomb read as three) fit the referee's
+#: re-reading budget (3 nats).
+MAYBE_FLOOR = 0.3
+MAYBE_COST = 1.0
 #: a strip's runner-ups for the referee: nats per unit of correlation below the best, kept up
 #: to ``ALT_NATS`` (a camera reading that is no legal play is read again with them)
 STRIP_NATS = 20.0
@@ -124,6 +137,9 @@ class FaceMatch:
     #: a fan's lower card: the strip of it in view, ``(x, y, ux, uy, half width, half height)``
     #: in table mm (its middle, its width axis, its half sizes)
     strip: tuple[float, float, float, float, float, float] | None = None
+    #: a card that may lie there (a strip no face fits surely): ``card`` is the likeliest and
+    #: ``alts`` every card it may be, with what adding it costs (nats), that one first
+    maybe: bool = False
 
     def in_strip(self, point_mm: Sequence[float], slack: float = 2.0) -> bool:
         """Whether a table point lies on the strip of this card in view (a lower card's)."""
@@ -165,6 +181,22 @@ def _angles(rect: Any) -> set[float]:
         if off <= ANGLE_SLACK:
             out.add(a)
     return out
+
+
+def _along_outline(fg: np.ndarray, c: np.ndarray, angle: float, slack: float = 8.0) -> float:
+    """``angle`` turned onto the nearest side of the outline (``cv2.minAreaRect``) of the group
+    of cards at view point ``c``, when one lies within ``slack`` degrees (a card's angle from
+    its two corner indices is a few degrees off; a fan's outline runs along its cards)."""
+    x, y = int(round(c[0])), int(round(c[1]))
+    if not (0 <= x < fg.shape[1] and 0 <= y < fg.shape[0]) or not fg[y, x]:
+        return angle
+    _, labels = cv2.connectedComponents(fg.astype(np.uint8), connectivity=8)
+    ys, xs = np.nonzero(labels == labels[y, x])
+    pts = np.column_stack([xs, ys]).astype(np.float32)
+    base = float(cv2.minAreaRect(pts)[2])
+    # cv2 turns counter-clockwise in a y-down view: a side at ``-base`` (mod 90) in our angles
+    off = ((-base - angle) % 90.0 + 45.0) % 90.0 - 45.0
+    return angle + off if abs(off) <= slack else angle
 
 
 def _turned(face: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
@@ -216,12 +248,21 @@ class CourtFaces:
             got = self._turns[card] = [(a, *_turned(self.pictures[card], a)) for a in ANGLES]
         return got
 
-    def find(self, view: np.ndarray, origin_mm: Sequence[float] = (0.0, 0.0)) -> list[FaceMatch]:
+    def find(
+        self,
+        view: np.ndarray,
+        origin_mm: Sequence[float] = (0.0, 0.0),
+        tops: Sequence[tuple[Sequence[float], float]] = (),
+    ) -> list[FaceMatch]:
         """The court faces in a top-down ``view`` (``FACE_PX_PER_MM``; its top-left corner at
         ``origin_mm`` on the table; mostly bare table, whose colour is the view's median): best
         first, each spot once. Only where something lies on the table is looked at, and a face
         counts only where what lies under it is card, not table (a red figure correlates with
-        a brown felt beside a white card edge)."""
+        a brown felt beside a white card edge).
+
+        ``tops``: other cards seen whole (a number card by its two corner indices): ``(middle
+        in table mm, angle in degrees of its width axis as ``FaceMatch.angle``)``; the court
+        cards of a fan under one are found by their strips as under a face."""
         if not self.pictures:
             return []
         table = np.median(view.reshape(-1, 3), axis=0)
@@ -256,6 +297,12 @@ class CourtFaces:
                 self._memo.append((where, crop.shape, small, got))
                 del self._memo[:-MEMO]
             found += got
+        near = self.card_mm[0] / 2
+        for centre, angle in tops:
+            if any(math.dist(centre, m.centre_mm) < near for m in found):
+                continue  # a face lies there (a court card's corner read as a number)
+            pseudo = FaceMatch("", 0.0, (float(centre[0]), float(centre[1])), float(angle))
+            found += self._under(view, fg, origin_mm, pseudo)
         return sorted(found, key=lambda m: -m.score)  # (each group of cards sure on its own)
 
     def _sure(self, found: list[FaceMatch]) -> list[FaceMatch]:
@@ -320,8 +367,12 @@ class CourtFaces:
         w, h = self.card_mm[0] * p, self.card_mm[1] * p
         c = np.array([(top.centre_mm[0] - origin_mm[0]) * p, (top.centre_mm[1] - origin_mm[1]) * p])
         # the top card's angle and place to a finer step than the search's (15 degrees, 2 mm):
-        # the strips beside it are a few pixels wide
-        angle, c = self._refine(view, top.card, top.angle, c)
+        # the strips beside it are a few pixels wide; a card with no picture (a number card
+        # seen by its corner indices) lies along its group's outline
+        if top.card in self.pictures:
+            angle, c = self._refine(view, top.card, top.angle, c)
+        else:
+            angle = _along_outline(fg, c, top.angle)
         a = math.radians(angle)
         u = np.array([math.cos(a), -math.sin(a)])  # the picture's x axis in the view
         v = np.array([math.sin(a), math.cos(a)])  # its y axis
@@ -342,7 +393,10 @@ class CourtFaces:
             while run - edge >= STRIP_MIN_MM * p:
                 best: tuple[float, str, float, float] | None = None  # score, card, width, angle
                 by_card: dict[str, float] = {}
-                for width in np.arange(STRIP_MIN_MM * p, run - edge + 0.5, STRIP_STEP):
+                left = run - edge
+                for width in np.arange(STRIP_MIN_MM * p, left + 0.5, STRIP_STEP):
+                    if STRIP_STEP < left - width < STRIP_MIN_MM * p:
+                        continue  # what would be left beyond it is too narrow for a card
                     ts = np.arange(edge + 0.5, edge + width, 1.0)
                     grid = (
                         c[None, None, :]
@@ -376,15 +430,25 @@ class CourtFaces:
                             by_card[card] = max(by_card.get(card, -1.0), score)
                             if best is None or score > best[0]:
                                 best = (score, card, float(width), angle + flip)
+                                best_grid = grid
                 if best is None:
                     break
                 score, card, width, ang = best
-                rival = max((x for k, x in by_card.items() if k != card), default=-1.0)
-                sure = score - rival >= STRIP_MARGIN or (
-                    score >= STRIP_SCORE and score - rival >= MARGIN
+                cover = float(
+                    cv2.remap(
+                        fg.astype(np.float32),
+                        best_grid[..., 0].astype(np.float32),
+                        best_grid[..., 1].astype(np.float32),
+                        cv2.INTER_NEAREST,
+                    ).mean()
                 )
-                if score < STRIP_FLOOR or not sure:
-                    break
+                rival = max((x for k, x in by_card.items() if k != card), default=-1.0)
+                sure = score >= STRIP_FLOOR and (
+                    score - rival >= STRIP_MARGIN
+                    or (score >= STRIP_SCORE and score - rival >= MARGIN)
+                )
+                if cover < STRIP_COVER or (not sure and score < MAYBE_FLOOR):
+                    break  # not a lower card of this fan (another group beside it), or no face
                 mid = c + side * (edge + width) * u
                 centre = (origin_mm[0] + mid[0] / p, origin_mm[1] + mid[1] / p)
                 sm = c + side * (w / 2 + edge + width / 2) * u
@@ -396,17 +460,22 @@ class CourtFaces:
                     width / 2 / p,
                     0.5 * self.card_mm[1],
                 )
-                alts = tuple(
-                    sorted(
-                        [
-                            (k, round((score - x) * STRIP_NATS, 2))
-                            for k, x in by_card.items()
-                            if k != card and (score - x) * STRIP_NATS <= ALT_NATS
-                        ],
-                        key=lambda kv: kv[1],
-                    )[:3]
-                ) + (("none", round(max(0.5, (score - STRIP_FLOOR) * STRIP_NATS), 2)),)
-                out.append(FaceMatch(card, score, centre, ang % 360.0, alts, strip))
+                others = sorted(
+                    [
+                        (k, round((score - x) * STRIP_NATS, 2))
+                        for k, x in by_card.items()
+                        if k != card and (score - x) * STRIP_NATS <= ALT_NATS
+                    ],
+                    key=lambda kv: kv[1],
+                )
+                if sure:
+                    none = ("none", round(max(0.5, (score - STRIP_FLOOR) * STRIP_NATS), 2))
+                    alts = (*others[:3], none)
+                else:  # the cards it may be, with what adding each costs
+                    alts = ((card, MAYBE_COST),) + tuple(
+                        (k, round(MAYBE_COST + v, 2)) for k, v in others[:3]
+                    )
+                out.append(FaceMatch(card, score, centre, ang % 360.0, alts, strip, not sure))
                 edge += width
         return out
 

@@ -44,7 +44,7 @@ import numpy as np
 from engine.observations import Observation
 from vision.faces import FACE_PX_PER_MM, table_view
 from vision.table import CENTRE, SEATS, Calibration, CameraWatch, TableError, calibrate
-from vision.track import LAMPS, Interpreter, TableState, Tracker, lamp_positions
+from vision.track import LAMPS, MAYBE, Interpreter, TableState, Tracker, lamp_positions
 
 __all__ = [
     "Det",
@@ -550,6 +550,21 @@ class TablePipeline:
             return dets
         g = cal.geometry
         pad = max(faces.card_mm) / 2  # a card lying in the zone may reach past its edge
+        out = [d for d in dets if d.card not in faces.pictures]
+        # corner indices the tracker would count: they show a strip is a number card's (a ghost
+        # joker scored 0.1 in a jack's figure hid that jack, seed 9603), and a number card seen
+        # by both its corners may lie on a fan's court cards (their strips beside it)
+        tracker = self.tracker
+        floor = tracker.min_score if tracker is not None else 0.0
+        sure = [d for d in out if d.score >= floor and not getattr(d, "weak", False)]
+        boxes = np.array([d.box for d in sure], np.float64).reshape(-1, 4)
+        corners = cal.to_table((boxes[:, :2] + boxes[:, 2:]) / 2) if len(sure) else []
+        tops: list[tuple[tuple[float, float], float]] = []
+        if tracker is not None and sure:
+            for c in tracker.cards_in(sure, learn=False):
+                if c.corners == 2 and c.axes is not None and c.card != MAYBE:
+                    (ux, uy), _ = c.axes  # its width axis, as FaceMatch.angle
+                    tops.append(((c.x_mm, c.y_mm), math.degrees(math.atan2(-uy, ux))))
         found: list[Any] = []
         for z in zones:
             poly = cal.zones[z]
@@ -557,17 +572,19 @@ class TablePipeline:
             x1, y1 = np.minimum(poly.max(0) + pad, (g.width_mm, g.height_mm))
             view = table_view(image, cal, (x0, y0, x1, y1), FACE_PX_PER_MM)
             self.report.face_looks += 1
-            for m in faces.find(view, (float(x0), float(y0))):
+            here = [tp for tp in tops if cal.zone_at_mm(tp[0]) == z]
+            for m in faces.find(view, (float(x0), float(y0)), here):
                 if cal.zone_at_mm(m.centre_mm) == z:  # not another zone's card in the margin
                     found.append(m)
-        out = [d for d in dets if d.card not in faces.pictures]
-        boxes = np.array([d.box for d in out], np.float64).reshape(-1, 4)
-        corners = cal.to_table((boxes[:, :2] + boxes[:, 2:]) / 2) if len(out) else []
         for m in found:
             if any(m.in_strip(q) for q in corners):
                 continue  # the card under shows a corner index: it is no court face
-            cx, cy = cal.to_image([m.centre_mm])[0]
-            out.append(Det(m.card, (cx - 4.0, cy - 4.0, cx + 4.0, cy + 4.0), m.score, m.alts))
+            # a fan's lower card where it shows: its middle lies under the card on top, where
+            # the tracker takes a one-point card for one read in that card's picture
+            at = m.centre_mm if m.strip is None else m.strip[:2]
+            cx, cy = cal.to_image([at])[0]
+            label = MAYBE if m.maybe else m.card  # a card that may be there: a doubt, no card
+            out.append(Det(label, (cx - 4.0, cy - 4.0, cx + 4.0, cy + 4.0), m.score, m.alts))
         return out
 
     def _note_suits(self, det: Any) -> None:

@@ -173,6 +173,14 @@ def test_court_cards_played_are_seen_by_their_faces_with_the_enrolled_deck(court
         Observation(2.0 + 2.5 * k, "played", seat=s, cards=tuple(parse_cards(c)))
         for k, (s, c) in enumerate(plays)
     ]
+    # then a trick of its own: a court card under a number card (the last laid lies on top),
+    # and a fan of five kings (its lower cards' strips reach 68 mm beyond the top card)
+    later = [("S", "CQ H4"), ("E", "CK DK HK HK SK")]
+    script.append(Observation(12.5, "trick_cleared"))
+    script += [
+        Observation(15.0 + 2.5 * k, "played", seat=s, cards=tuple(parse_cards(c)))
+        for k, (s, c) in enumerate(later)
+    ]
     video = root / "court-plays.mp4"
     render_game(
         load_profile("standard"),
@@ -195,6 +203,8 @@ def test_court_cards_played_are_seen_by_their_faces_with_the_enrolled_deck(court
     with_faces = seen(prof)
     assert ("S", ["DQ"]) in with_faces and ("E", ["SK", "SK"]) in with_faces, with_faces
     assert ("N", ["CJ", "H9"]) in with_faces and ("W", ["D5", "D5", "HK"]) in with_faces
+    assert ("S", ["CQ", "H4"]) in with_faces, with_faces
+    assert ("E", ["CK", "DK", "HK", "HK", "SK"]) in with_faces, with_faces
     prof.faces = None
     without = seen(prof)
     assert not any(c[1] in "JQK" for _, cs in without for c in cs), without
