@@ -71,6 +71,7 @@ class Det:
     score: float = 1.0
     alts: tuple[tuple[str, float], ...] = ()  # runner-up readings (vision.detector.Detection)
     weak: bool = False  # a joker under the corner floor (vision.detector.Detection.weak)
+    whole: bool = False  # a card read whole (vision/faces.py), not by a corner index
 
 
 class OracleDetector:
@@ -584,7 +585,8 @@ class TablePipeline:
             at = m.centre_mm if m.strip is None else m.strip[:2]
             cx, cy = cal.to_image([at])[0]
             label = MAYBE if m.maybe else m.card  # a card that may be there: a doubt, no card
-            out.append(Det(label, (cx - 4.0, cy - 4.0, cx + 4.0, cy + 4.0), m.score, m.alts))
+            box = (cx - 4.0, cy - 4.0, cx + 4.0, cy + 4.0)
+            out.append(Det(label, box, m.score, m.alts, whole=True))
         return out
 
     def _note_suits(self, det: Any) -> None:

@@ -32,7 +32,8 @@ and C9, plastic read with a deck profile) counts once, named from both corners. 
 neighbours lie ~12 mm further apart than one card's corners, so they stay two cards.
 A ``weak`` detection (a joker the corner stage scored under its floor, ``vision.detector``)
 counts only paired with the card's other corner: a ghost joker in a court card's picture seldom
-comes with a second one a card's diagonal away.
+comes with a second one a card's diagonal away. A detection marked ``whole`` (a court card read
+by its picture, vision/faces.py) is one card by itself, never a corner of a pair.
 
 Doubts: each detection carries the classifier's runner-up readings (``vision.detector``
 ``Detection.alts``); a card seen by one corner index also gets "no card there" as a runner-up
@@ -513,13 +514,17 @@ class Tracker:
         first_low = len(dets) - partner_only
         # per label: (centre, runner-ups, weak, under the floor)
         by_label: dict[str, list[tuple[np.ndarray, Alts, bool, bool]]] = {}
-        maybe: list[SeenCard] = []
+        maybe: list[SeenCard] = []  # (and cards read whole)
         for k, (d, p) in enumerate(zip(dets, mm, strict=True)):
             weak = bool(getattr(d, "weak", False))
             item = (p, tuple(getattr(d, "alts", ())), weak, k >= first_low)
-            if d.card == MAYBE:  # a card that may be there: one each, never a corner pair
+            if d.card == MAYBE or getattr(d, "whole", False):
+                # a card read whole (vision/faces.py: a court card by its picture) or one that
+                # may be there: one card each, never a corner of a pair (two queens of a trick
+                # 64 mm apart counted one, seed 9403)
                 x, y = float(p[0]), float(p[1])
-                maybe.append(SeenCard(MAYBE, x, y, self.region_at(x, y), 1, item[1]))
+                corners = 1 if d.card == MAYBE else 2
+                maybe.append(SeenCard(d.card, x, y, self.region_at(x, y), corners, item[1]))
                 continue
             by_label.setdefault(d.card, []).append(item)
         out: list[SeenCard] = []

@@ -27,6 +27,7 @@ class Det:
     score: float = 1.0
     alts: tuple[tuple[str, float], ...] = ()
     weak: bool = False  # vision.detector.Detection.weak
+    whole: bool = False  # vision.pipeline.Det.whole: a card read by its picture
 
 
 Placed = tuple[str, float, float, float]  # card, x_mm, y_mm, angle (radians)

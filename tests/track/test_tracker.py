@@ -629,3 +629,16 @@ def test_a_card_that_may_be_there_is_a_doubt_not_a_card() -> None:
     # two maybe-cards ~82 mm apart are not the two corners of one card
     far = _corner_at(N_PLAY[0] + 20.0 + 82.0, N_PLAY[1], MAYBE, (("SQ", 1.0),))
     assert [c.corners for c in tr.cards_in([maybe, far]) if c.card == MAYBE] == [1, 1]
+
+
+def test_cards_read_whole_are_never_taken_for_two_corners_of_one() -> None:
+    """Two queens read by their pictures (``whole``) a card's corner spacing apart are two
+    cards; as plain corner detections they would be the two corners of one."""
+    from dataclasses import replace
+
+    tr = Tracker(calibration())
+    a = _corner_at(N_PLAY[0], N_PLAY[1], "CQ")
+    b = _corner_at(N_PLAY[0] + 45.0, N_PLAY[1] + 68.0, "CQ")  # 81.5 mm apart
+    assert [c.corners for c in tr.cards_in([a, b])] == [2]
+    whole = [replace(d, whole=True) for d in (a, b)]
+    assert sorted((c.card, c.corners) for c in tr.cards_in(whole)) == [("CQ", 2), ("CQ", 2)]
