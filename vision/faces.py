@@ -8,7 +8,10 @@ view. ``faces_from_frame`` cuts each card out of the table's top-down view (the 
 from the same frame) as an upright picture; ``CourtFaces.find`` looks for those pictures, at any
 angle, in a top-down view of a zone (normalised cross-correlation over the whole face). A card
 whose face lies fully or mostly in view is found whole; the lower cards of a fan under it by
-the strip of each that shows beside it. A court card under a number card is not looked for.
+the strip of each that shows beside it, and so are those under a number card seen whole (its two
+corner indices give its place and angle: ``find(tops=...)``). A strip no face fits surely is a
+card that *may* lie there (``FaceMatch.maybe``), for the referee to add only to a play that is
+illegal without it.
 Figures: models/README.md ("Court cards by their whole face"), bench/court_faces.py.
 
 Pure OpenCV + numpy, no model.
