@@ -62,10 +62,11 @@ ANGLE_SLACK = 16.0
 #: the table must look to reuse one
 MEMO = 32
 MEMO_DIFF = 4.0
-#: a fan's lower card: its strip is looked for where something lies 6-130 mm beyond a side of
+#: a fan's lower card: its strip is looked for where something lies 10-130 mm beyond a side of
 #: a face found whole (a fan of eight cards 17 mm apart reaches 119 mm; at 40 mm a five-card
-#: bomb was read as three, seed 9608), and taken at this correlation (measured on the guyenne
-#: bench games)
+#: bomb was read as three, seed 9608; a strip under 10 mm shows too little of a figure, and one
+#: that would leave a sliver under 10 mm beyond it is not tried), and taken at this correlation
+#: (measured on the guyenne bench games)
 STRIP_MIN_MM = 10.0
 STRIP_MAX_MM = 130.0
 STRIP_SCORE = 0.5

@@ -40,7 +40,9 @@ Doubts: each detection carries the classifier's runner-up readings (``vision.det
 when it lies inside a card seen whole, or when it lies a card's corner-to-corner distance from
 a card whose label is its own runner-up (one card, one corner misread). The added cards'
 runner-ups travel to the ``played`` observation as ``doubts``, which the referee uses only when
-the play is illegal as read (engine/referee.py ``reread``).
+the play is illegal as read (engine/referee.py ``reread``). A ``MAYBE`` detection (a card that
+may lie there: a fan's lower court card no face fits surely) is counted apart and never played;
+its readings join the cards added beside it as a doubt with no card, which the referee may add.
 
 Touched: cards do not move by themselves. A region's change committed while no hand or motion
 came near its zone since its last commit (``Change.touched`` false; the pipeline reports every
