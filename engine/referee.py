@@ -30,7 +30,9 @@ leads (engine/tribute.py), and the fouls of CONTRACT.md with the profile's penal
   camera reading, the misread is taken to be the reading of that card whose runner-up is
   cheapest: an earlier camera play of the deal is re-read by a correction when its runner-up
   costs ``SWAP_MARGIN`` less than re-reading the current play (a deck whose clubs the camera
-  reads as spades: which of the three "spades" looked most like a club).
+  reads as spades: which of the three "spades" looked most like a club). A copy of the card
+  that a second look added to an earlier play ("X not seen") is the likelier error still: that
+  play is read again from the camera's own cards without it (``Referee._undo_added``).
 
 Camera misreads: a ``played`` observation may carry the camera's runner-up readings
 (``doubts``). A play that is illegal as read (not a combo, does not beat the trick, a third copy
@@ -1460,6 +1462,9 @@ class Referee:
                     cost = sum(sorted(costs)[:m])
                     if cost + SWAP_MARGIN <= here:
                         options.append((cost, i, x, y, m))
+        fixed = self._undo_added(pos, deal, dup, seat, o, t)
+        if fixed is not None:
+            return fixed
         for cost, i, x, y, m in sorted(options, key=lambda v: (v[0], -v[1]))[:3]:
             e = self._effective[i]
             k = self._origin[i]
@@ -1494,6 +1499,64 @@ class Referee:
                     t, "correction", replaces=e.id, replacement=(fix,), extra={"reason": why}
                 )
             )
+        return None
+
+    def _undo_added(
+        self, pos: int, deal: int, dup: set[Card], seat: str, o: Observation, t: float
+    ) -> list[Event] | None:
+        """A card X seen a third time, where an earlier play of the deal holds a copy of X that
+        the camera did not see (a second look added it, "X not seen", as the cheapest legal
+        reading): that guess is the likelier error. The earlier play is read again from the
+        camera's own cards with every copy of X the camera did not see left out, the cheapest
+        legal reading whose continuation has no more clashes or third copies than the log (a
+        correction); None when there is none."""
+        for i in range(pos - 1, -1, -1):
+            e = self._effective[i]
+            if e.deal != deal:
+                break
+            camera = e.data.get("camera")
+            if e.type != "play" or e.data.get("legal") is False or not camera:
+                continue
+            have = Counter(parse_card(c) for c in e.data["cards"])
+            seen = Counter(parse_card(c) for c in camera)
+            added = [x for x in dup if have[x] > seen[x]]
+            if not added:
+                continue
+            k = self._origin[i]
+            ok = self._obs[k]
+            ebefore = self._core_before(k)
+            ed = ebefore._live_deal()
+            if ed is None or ok.seat is None or ed.turn != ok.seat:
+                continue
+            cam = replace(ok, cards=tuple(sort_cards(list(seen.elements()))), doubts=())
+            now = self._clashes_since(k, _strain)
+            for cards, cost, changes in self._legal_readings(ebefore, ed, ok.seat, cam):
+                got = Counter(cards)
+                if any(got[x] > seen[x] for x in added) or got == have:
+                    continue
+                text = [str(c) for c in sort_cards(cards)]
+                x = added[0]
+                why = (
+                    f"{x} seen a third time this deal ({seat} played "
+                    f"{' '.join(map(str, o.cards))} as read), and {ok.seat}'s "
+                    f"{' '.join(e.data['cards'])} held a copy the camera did not see (it read "
+                    f"{' '.join(camera)}): re-read as {' '.join(text)} "
+                    f"({', '.join(changes)}; cost {cost:.2f})"
+                )
+                fix = replace(
+                    ok,
+                    cards=tuple(sort_cards(cards)),
+                    doubts=(),
+                    extra={**ok.extra, "camera": list(camera), "reread": why},
+                )
+                left = self._continuation_clashes(self._copy_core(ebefore), k, [fix], _strain)
+                if left > now:
+                    continue
+                return self._correct(
+                    Observation(
+                        t, "correction", replaces=e.id, replacement=(fix,), extra={"reason": why}
+                    )
+                )
         return None
 
     def _first_pos(self, k: int) -> int | None:

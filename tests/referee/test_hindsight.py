@@ -627,3 +627,37 @@ def test_a_big_joker_the_camera_missed_is_inferred_when_its_player_leads_next() 
         assert not any(
             "the only answer" in str(e.data.get("reason")) for e in again.of("correction")
         )
+
+
+def test_a_third_copy_undoes_a_card_the_second_look_added() -> None:
+    """E's pair of 2s (the level) over a pair of aces is read S2 C2 C2: a trio, illegal. The
+    table plays on as if it beat the aces, and the second look finds two readings at one cost,
+    a C2 too many or an S2 not seen (a bomb of 2s), and takes the bomb. When a third S2 comes
+    later, the S2 the camera never saw is the likelier error: E's play is read again without
+    it (S2 C2) and the later S2 stands."""
+    t = Table()
+    start(t)
+    t.play("S", "DA DA")
+    cam(t, "E", "S2 C2 C2")
+    for s in "NWS":
+        t.pass_(s)
+    t.play("E", "D6")
+    (first,) = t.of("correction")
+    assert "S2 not seen" in first["reason"]  # the bomb, as on bench game 9602
+    t.play("N", "D9")
+    t.play("W", "DT")
+    out = cam(t, "S", "S2")
+    (corr,) = [e for e in out if e.type == "correction"]
+    assert "S2 seen a third time" in corr["reason"] and "did not see" in corr["reason"]
+    plays = [(p["seat"], sorted(p["cards"])) for p in in_effect(t, "play")]
+    assert plays == [
+        ("S", ["DA", "DA"]),
+        ("E", ["C2", "S2"]),
+        ("E", ["D6"]),
+        ("N", ["D9"]),
+        ("W", ["DT"]),
+        ("S", ["S2"]),
+    ]
+    assert not [f for f in in_effect(t, "foul") if f["kind"] == "duplicate_card"]
+    assert t.deal.counts["E"] == 24 and t.deal.counts["S"] == 24
+    assert fold(t.ref.events, t.profile) == t.ref.state
