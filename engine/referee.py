@@ -1491,15 +1491,24 @@ class Referee:
             fix = replace(
                 ok, cards=tuple(new_cards), extra={**ok.extra, "camera": camera, "reread": why}
             )
-            left = self._continuation_clashes(self._copy_core(ebefore), k, [fix], _strain)
-            if left > now:
-                continue
-            return self._correct(
-                Observation(
-                    t, "correction", replaces=e.id, replacement=(fix,), extra={"reason": why}
-                )
-            )
+            fixed = self._correct_earlier(e, k, ebefore, fix, now, t)
+            if fixed is not None:
+                return fixed
         return None
+
+    def _correct_earlier(
+        self, e: Event, k: int, before: _Core, fix: Observation, now: int, t: float
+    ) -> list[Event] | None:
+        """The earlier play event ``e`` (of observation ``k``; ``before``: a core that has seen
+        what came before it) replaced by ``fix`` through a correction, when the continuation
+        then has no more clashes or third copies than the ``now`` of the log; else None."""
+        left = self._continuation_clashes(self._copy_core(before), k, [fix], _strain)
+        if left > now:
+            return None
+        why = str(fix.extra.get("reread", ""))
+        return self._correct(
+            Observation(t, "correction", replaces=e.id, replacement=(fix,), extra={"reason": why})
+        )
 
     def _undo_added(
         self, pos: int, deal: int, dup: set[Card], seat: str, o: Observation, t: float
@@ -1549,14 +1558,9 @@ class Referee:
                     doubts=(),
                     extra={**ok.extra, "camera": list(camera), "reread": why},
                 )
-                left = self._continuation_clashes(self._copy_core(ebefore), k, [fix], _strain)
-                if left > now:
-                    continue
-                return self._correct(
-                    Observation(
-                        t, "correction", replaces=e.id, replacement=(fix,), extra={"reason": why}
-                    )
-                )
+                fixed = self._correct_earlier(e, k, ebefore, fix, now, t)
+                if fixed is not None:
+                    return fixed
         return None
 
     def _first_pos(self, k: int) -> int | None:
