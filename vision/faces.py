@@ -187,14 +187,14 @@ def _angles(rect: Any) -> set[float]:
     return out
 
 
-def _along_outline(fg: np.ndarray, c: np.ndarray, angle: float, slack: float = 8.0) -> float:
+def _along_outline(labels: np.ndarray, c: np.ndarray, angle: float, slack: float = 8.0) -> float:
     """``angle`` turned onto the nearest side of the outline (``cv2.minAreaRect``) of the group
-    of cards at view point ``c``, when one lies within ``slack`` degrees (a card's angle from
-    its two corner indices is a few degrees off; a fan's outline runs along its cards)."""
+    of cards at view point ``c`` (``labels``: the view's groups, 0 the table), when one lies
+    within ``slack`` degrees (a card's angle from its two corner indices is a few degrees off;
+    a fan's outline runs along its cards)."""
     x, y = int(round(c[0])), int(round(c[1]))
-    if not (0 <= x < fg.shape[1] and 0 <= y < fg.shape[0]) or not fg[y, x]:
+    if not (0 <= x < labels.shape[1] and 0 <= y < labels.shape[0]) or not labels[y, x]:
         return angle
-    _, labels = cv2.connectedComponents(fg.astype(np.uint8), connectivity=8)
     ys, xs = np.nonzero(labels == labels[y, x])
     pts = np.column_stack([xs, ys]).astype(np.float32)
     base = float(cv2.minAreaRect(pts)[2])
@@ -306,7 +306,7 @@ class CourtFaces:
             if any(math.dist(centre, m.centre_mm) < near for m in found):
                 continue  # a face lies there (a court card's corner read as a number)
             pseudo = FaceMatch("", 0.0, (float(centre[0]), float(centre[1])), float(angle))
-            found += self._under(view, fg, origin_mm, pseudo)
+            found += self._under(view, fg, origin_mm, pseudo, labels)
         return sorted(found, key=lambda m: -m.score)  # (each group of cards sure on its own)
 
     def _sure(self, found: list[FaceMatch]) -> list[FaceMatch]:
@@ -360,13 +360,19 @@ class CourtFaces:
         return best[1], best[2]
 
     def _under(
-        self, view: np.ndarray, fg: np.ndarray, origin_mm: Sequence[float], top: FaceMatch
+        self,
+        view: np.ndarray,
+        fg: np.ndarray,
+        origin_mm: Sequence[float],
+        top: FaceMatch,
+        labels: np.ndarray | None = None,
     ) -> list[FaceMatch]:
         """The court cards fanned under a face found whole: a fan's lower cards show a strip
         along one long side of the card above. Where something lies beyond a side of ``top``
         (not the table), each strip is matched against every court picture's edge, either way
         up, at each width the strip could have; the best is taken when it is sure
-        (``STRIP_SCORE``, ``MARGIN`` over the best other card)."""
+        (``STRIP_SCORE``, ``MARGIN`` over the best other card). ``labels``: ``fg``'s groups
+        (``cv2.connectedComponents``), when the caller has them."""
         p = FACE_PX_PER_MM
         w, h = self.card_mm[0] * p, self.card_mm[1] * p
         c = np.array([(top.centre_mm[0] - origin_mm[0]) * p, (top.centre_mm[1] - origin_mm[1]) * p])
@@ -376,7 +382,9 @@ class CourtFaces:
         if top.card in self.pictures:
             angle, c = self._refine(view, top.card, top.angle, c)
         else:
-            angle = _along_outline(fg, c, top.angle)
+            if labels is None:
+                _, labels = cv2.connectedComponents(fg.astype(np.uint8), connectivity=8)
+            angle = _along_outline(labels, c, top.angle)
         a = math.radians(angle)
         u = np.array([math.cos(a), -math.sin(a)])  # the picture's x axis in the view
         v = np.array([math.sin(a), math.cos(a)])  # its y axis
