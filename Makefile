@@ -24,11 +24,12 @@ setup: $(VENV)/.runtime
 
 setup-test: $(VENV)/.test
 
-# Debian packages the tests use: Chromium (page screenshots), the aisleriot card designs and the
-# DejaVu / Liberation / Noto CJK fonts (detector smoke training, drawn and randomised decks with
-# Chinese jokers). Installed only when missing; needs root, as on the CI machine.
+# Debian packages the tests use: Chromium (page screenshots), the aisleriot and KDE card designs
+# (KDE's rendered by rsvg-convert), the DejaVu / Liberation / Noto CJK fonts (detector smoke
+# training, drawn and randomised decks with Chinese jokers). Installed only when missing; needs
+# root, as on the CI machine.
 TEST_DEBS := chromium gnome-cards-data fonts-dejavu-core fonts-dejavu-extra fonts-liberation \
-	fonts-noto-cjk
+	fonts-noto-cjk kdegames-card-data-kf5 librsvg2-bin
 
 system-deps:
 	@missing=""; for p in $(TEST_DEBS); do \

@@ -89,6 +89,19 @@ def _train(args: argparse.Namespace) -> int:
                 random_decks=int(data.get("random_decks", 40)),
                 expand=expand,
             )
+        n_kde = int(data.get("n_corners_kde", 0))
+        if n_kde:
+            from vision.synth.decks import KDE_DECKS
+
+            generate_corners(
+                cfg.path("data", "scenes") / "corners_kde.npz",
+                cfg.path("data", "decks"),
+                n_kde,
+                seed_base=int(data.get("kde_seed_base", 6_000_000)),
+                workers=int(data.get("workers", 2)),
+                expand=expand,
+                kde_decks=tuple(data.get("kde_decks", KDE_DECKS)),
+            )
         print(f"data: {cfg.path('data', 'scenes')}")
     if step in ("detector", "all"):
         train_detector(cfg)

@@ -104,3 +104,35 @@ def test_court_cards_without_an_index_get_no_label(tmp_path: Path) -> None:
     assert old["corners"] == len(labelled) + len(apart)
     assert set(new["by_deck"]) == {"guyenne-classic"}
     assert old["by_deck"]["guyenne-classic"]["corners"] == old["corners"]
+
+
+KDE_STANDARD = Path("/usr/share/carddecks/svg-standard")
+
+
+@pytest.mark.skipif(not KDE_STANDARD.exists(), reason="needs Debian's kdegames-card-data-kf5")
+def test_a_kde_deck_renders_by_element_and_feeds_corner_samples(tmp_path: Path) -> None:
+    """A KDE deck's cards are rendered one element at a time (rsvg-convert), each at CARD_W
+    wide; the design has no jokers, so corner samples of it never name one, and every sample
+    is a real crop with a label."""
+    from vision.synth.corners import NONE_CLASS, corner_sample
+    from vision.synth.decks import CARD_W, kde_card_id, render_kdegames
+
+    assert kde_card_id("CA") == "1_club" and kde_card_id("HT") == "10_heart"
+    assert kde_card_id("SQ") == "queen_spade" and kde_card_id("HR") == "red_joker"
+    deck = render_kdegames("standard", tmp_path)
+    assert deck.name == "kde-standard"
+    assert set(deck.cards) == set(CARD_NAMES) - {"SB", "HR"}
+    assert {p.stem for p in deck.path.glob("*.png")} == set(deck.cards)
+    faces = [deck.image(c) for c in ("S2", "HT", "DK")]
+    assert all(f.shape[1] == CARD_W and 1.3 < f.shape[0] / f.shape[1] < 1.5 for f in faces)
+    assert not np.array_equal(faces[0], faces[1])
+    x1, y1, x2, y2 = deck.index_box
+    assert 0 <= x1 < x2 <= 0.45 and 0 <= y1 < y2 <= 0.5
+    # loaded again from its folder: the same deck, rendered once
+    assert render_kdegames("standard", tmp_path) == deck
+    labels = [corner_sample([deck], seed)[1] for seed in range(200)]
+    named = {CARD_NAMES[v] for v in labels if v != NONE_CLASS}
+    assert not named & {"SB", "HR"} and len(named) > 40
+    assert NONE_CLASS in labels
+    with pytest.raises(FileNotFoundError, match="kdegames-card-data-kf5"):
+        render_kdegames("no-such-deck", tmp_path)

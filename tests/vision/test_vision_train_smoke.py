@@ -35,6 +35,8 @@ n_train = 6
 n_val = 2
 n_corners_random = 40
 random_decks = 2
+n_corners_kde = 30
+kde_decks = ["standard"]
 size = 192
 workers = 1
 [detector]
@@ -66,6 +68,9 @@ classifier = "card-classes.onnx"
     with np.load(tmp_path / "scenes" / "corners_random.npz") as rand:  # randomised decks
         assert rand["x"].shape[0] == 40 and len(set(rand["y"].tolist())) > 10
     assert (tmp_path / "decks" / "rand-001" / "deck.json").exists()
+    with np.load(tmp_path / "scenes" / "corners_kde.npz") as kde:  # a KDE deck design
+        assert kde["x"].shape[0] == 30 and str(kde["stamp"]).endswith("kde=standard")
+    assert (tmp_path / "decks" / "kde-standard" / "deck.json").exists()
     # nothing was written to the user's home by ultralytics: its config lives in the run folder
     assert (tmp_path / "runs" / "yolo-config" / "Ultralytics" / "Arial.ttf").exists()
 

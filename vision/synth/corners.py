@@ -38,6 +38,12 @@ def _card_matrix(
     return np.array([[c, -s, at[0] - (c * ax - s * ay)], [s, c, at[1] - (s * ax + c * ay)]])
 
 
+def _any(deck: Deck, rng: np.random.Generator) -> str:
+    """A random card of ``deck`` (the same draws as before for a deck with all 54)."""
+    name = CARD_NAMES[int(rng.integers(54))]
+    return name if name in deck.cards else deck.cards[int(rng.integers(len(deck.cards)))]
+
+
 def corner_sample(
     decks: list[Deck], seed: int, expand: float = CROP_EXPAND
 ) -> tuple[np.ndarray, int]:
@@ -45,6 +51,9 @@ def corner_sample(
     deck = decks[int(rng.integers(len(decks)))]
     label = NONE_CLASS if rng.random() < 0.12 else int(rng.integers(len(CARD_NAMES)))
     name = CARD_NAMES[label] if label < NONE_CLASS else CARD_NAMES[int(rng.integers(54))]
+    if name not in deck.cards:  # a design without jokers (KDE decks): one of its own cards
+        name = deck.cards[int(rng.integers(len(deck.cards)))]
+        label = CARD_NAMES.index(name) if label < NONE_CLASS else label
     card_w = float(np.exp(rng.uniform(math.log(CARD_W_RANGE[0]), math.log(CARD_W_RANGE[1]))))
     src = deck.image(name)
     sh, sw = src.shape[:2]
@@ -72,7 +81,7 @@ def corner_sample(
     ux, uy = math.cos(angle), math.sin(angle)  # card x axis in the canvas
     vx, vy = -uy, ux  # card y axis
     if rng.random() < 0.5:  # a card below, fanned to the left/up
-        other = deck.image(CARD_NAMES[int(rng.integers(54))])
+        other = deck.image(_any(deck, rng))
         other = cv2.resize(other, (w, h), interpolation=cv2.INTER_AREA)
         d = -rng.uniform(0.15, 0.5) * card_w
         off = (d * ux + rng.normal(0, 0.05) * card_w * vx, d * uy + rng.normal(0, 0.05) * vy)
@@ -81,7 +90,7 @@ def corner_sample(
         canvas = _paste(canvas, other, mo)
     canvas = _paste(canvas, src, m)
     if rng.random() < 0.45:  # a card above, fanned to the right/down, clear of the index
-        other = deck.image(CARD_NAMES[int(rng.integers(54))])
+        other = deck.image(_any(deck, rng))
         other = cv2.resize(other, (w, h), interpolation=cv2.INTER_AREA)
         d = rng.uniform(x2 + 0.04, 0.7) * card_w
         along = rng.random() < 0.7
@@ -107,12 +116,16 @@ def corner_sample(
 
 
 def _chunk(
-    args: tuple[str, list[str] | None, str, int, int, int, float],
+    args: tuple[str, list[str] | None, str, int, int, int, float, tuple[str, ...]],
 ) -> tuple[np.ndarray, np.ndarray]:
     from vision.synth.dataset import split_decks
 
-    deck_root, include, split, start, count, n_random, expand = args
-    if n_random:
+    deck_root, include, split, start, count, n_random, expand, kde = args
+    if kde:
+        from vision.synth.decks import build_kdegames
+
+        decks = build_kdegames(Path(deck_root), kde)
+    elif n_random:
         from vision.synth.randdecks import build_random
 
         decks = build_random(Path(deck_root), n_random)
@@ -136,17 +149,25 @@ def generate_corners(
     include: list[str] | None = None,
     random_decks: int = 0,
     expand: float = CROP_EXPAND,
+    kde_decks: tuple[str, ...] = (),
 ) -> Path:
     """``n`` corner samples of ``split``'s decks into ``out`` (npz x, y); kept if already there.
     With ``random_decks`` N the samples come from the randomised decks rand-000 .. N-1
-    (``vision.synth.randdecks``) instead."""
-    stamp = f"{split} n={n} seed={seed_base} expand={expand}" + (
-        f" random={random_decks}" if random_decks else ""
+    (``vision.synth.randdecks``) instead, with ``kde_decks`` (names) from those KDE card decks
+    (``vision.synth.decks.KDE_DECKS``)."""
+    stamp = (
+        f"{split} n={n} seed={seed_base} expand={expand}"
+        + (f" random={random_decks}" if random_decks else "")
+        + (f" kde={','.join(kde_decks)}" if kde_decks else "")
     )
     if random_decks:
         from vision.synth.randdecks import build_random
 
         build_random(deck_root, random_decks)  # drawn once, before the workers start
+    if kde_decks:
+        from vision.synth.decks import build_kdegames
+
+        build_kdegames(deck_root, kde_decks)  # rendered once, before the workers start
     if out.exists():
         with np.load(out) as old:
             if str(old["stamp"]) == stamp:
@@ -156,7 +177,16 @@ def generate_corners(
     parts_dir = out.parent / f"{out.stem}.x{expand:g}.parts"
     parts_dir.mkdir(parents=True, exist_ok=True)
     jobs = [
-        (str(deck_root), include, split, seed_base + i, min(step, n - i), random_decks, expand)
+        (
+            str(deck_root),
+            include,
+            split,
+            seed_base + i,
+            min(step, n - i),
+            random_decks,
+            expand,
+            kde_decks,
+        )
         for i in range(0, n, step)
         if not (parts_dir / f"{seed_base + i}-{min(step, n - i)}.npz").exists()
     ]

@@ -56,6 +56,8 @@ class Deck:
     name: str
     path: Path
     index_box: tuple[float, float, float, float]  # x1, y1, x2, y2 as fractions of card w, h
+    #: the cards this design has (KDE decks without jokers lack SB and HR)
+    cards: tuple[str, ...] = CARD_NAMES
 
     def has_index(self, card: str) -> bool:
         """False for this design's cards that carry no corner index (``NO_INDEX``)."""
@@ -162,9 +164,113 @@ def render_aisleriot(sheet: Path, out_root: Path) -> Deck:
     return load_deck(out)
 
 
+# --------------------------------------------------------------------------- KDE card decks
+KDEGAMES_DIR = Path("/usr/share/carddecks")
+#: KDE decks (Debian ``kdegames-card-data-kf5``) for the classifier's corner mini-scenes only,
+#: named ``kde-<dir>``. Left out: svg-future (printed-circuit "cards" with hex digits, no suit
+#: signs), svg-dondorf (left out of aisleriot too), svg-gm-paris and svg-tigullio-international
+#: (the designs of the held-out paris and tigullio), svg-xskat-german (German suits),
+#: svg-konqi-modern and svg-xskat-french (no document size: rsvg cannot place their cards),
+#: svg-oxygen, svg-oxygen-air and svg-oxygen-white (rank top right, suit top left: no corner
+#: index of rank over suit).
+KDE_DECKS = (
+    "ancient-egyptians",
+    "jolly-royal",
+    "nicu-ornamental",
+    "nicu-white",
+    "penguins",
+    "standard",
+)
+_KDE_RANKS = {"A": "1", "T": "10", "J": "jack", "Q": "queen", "K": "king"}
+_KDE_SUITS = {"S": "spade", "H": "heart", "C": "club", "D": "diamond"}
+_KDE_JOKERS = {"SB": "black_joker", "HR": "red_joker"}
+
+
+def _rsvg(svg: Path, element: str, zoom: float) -> np.ndarray | None:
+    """One element of ``svg`` rendered by ``rsvg-convert -i`` (librsvg2-bin), trimmed to its
+    opaque pixels, BGRA; None when the file has no such element."""
+    import subprocess
+
+    r = subprocess.run(
+        ["rsvg-convert", "-i", element, "-z", f"{zoom:g}", str(svg)],
+        capture_output=True,
+        check=False,
+    )
+    if r.returncode != 0 or not r.stdout:
+        return None
+    img = cv2.imdecode(np.frombuffer(r.stdout, np.uint8), cv2.IMREAD_UNCHANGED)
+    if img is None:
+        return None
+    if img.shape[2] == 3:
+        img = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+    ys, xs = np.nonzero(img[:, :, 3] > 20)
+    if len(xs) == 0:
+        return None
+    return img[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].copy()
+
+
+def kde_card_id(card: str) -> str:
+    """The element id of ``card`` (CONTRACT notation) in a KDE card-deck SVG."""
+    if card in _KDE_JOKERS:
+        return _KDE_JOKERS[card]
+    return f"{_KDE_RANKS.get(card[1], card[1])}_{_KDE_SUITS[card[0]]}"
+
+
+def render_kdegames(name: str, out_root: Path) -> Deck:
+    """Deck ``kde-<name>`` from ``/usr/share/carddecks/svg-<name>``: each card rendered by its
+    element id at CARD_W pixels wide. Jokers only where the design has them (``missing`` in
+    deck.json lists the cards it lacks)."""
+    out = out_root / f"kde-{name}"
+    meta = out / "deck.json"
+    if meta.exists():
+        return load_deck(out)
+    svgs = sorted((KDEGAMES_DIR / f"svg-{name}").glob("*.svgz"))
+    if not svgs:
+        raise FileNotFoundError(
+            f"{KDEGAMES_DIR}/svg-{name} missing: apt-get install kdegames-card-data-kf5"
+        )
+    svg = svgs[0]
+    cards: dict[str, np.ndarray] = {}
+    missing = []
+    for card in CARD_NAMES:
+        first = _rsvg(svg, kde_card_id(card), 1.0)
+        if first is None:
+            if card in _KDE_JOKERS:
+                missing.append(card)
+                continue
+            raise ValueError(f"{svg}: no element {kde_card_id(card)!r} for {card}")
+        img = _rsvg(svg, kde_card_id(card), CARD_W / first.shape[1])
+        if img is None:
+            raise ValueError(f"{svg}: element {kde_card_id(card)!r} did not render")
+        if img.shape[1] != CARD_W:
+            img = cv2.resize(
+                img,
+                (CARD_W, round(img.shape[0] * CARD_W / img.shape[1])),
+                interpolation=cv2.INTER_AREA,
+            )
+        cards[card] = img
+    box = measure_index_box(cards)
+    out.mkdir(parents=True, exist_ok=True)
+    for card, img in cards.items():
+        cv2.imwrite(str(out / f"{card}.png"), img)
+    meta.write_text(
+        json.dumps({"name": out.name, "source": str(svg), "index_box": box, "missing": missing})
+    )
+    return load_deck(out)
+
+
+def build_kdegames(out_root: Path, names: tuple[str, ...] = KDE_DECKS) -> list[Deck]:
+    return [render_kdegames(n, out_root) for n in names]
+
+
 def load_deck(path: Path) -> Deck:
     meta = json.loads((path / "deck.json").read_text())
-    return Deck(meta["name"], path, tuple(meta["index_box"]))  # type: ignore[arg-type]
+    return Deck(
+        meta["name"],
+        path,
+        tuple(meta["index_box"]),  # type: ignore[arg-type]
+        tuple(c for c in CARD_NAMES if c not in meta.get("missing", ())),
+    )
 
 
 # --------------------------------------------------------------------------- procedural decks

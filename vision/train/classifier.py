@@ -156,8 +156,13 @@ def train_classifier(cfg: TrainConfig, log: Any = print) -> Path:
     va = np.load(scenes / "crops_val.npz")
     xs, ys = [tr["x"]], [tr["y"]]
     # corner mini-scenes (vision.synth.corners) of the training decks and of the randomised
-    # drawn decks (vision.synth.randdecks), if made
-    for extra in (scenes / "corners_train.npz", scenes / "corners_random.npz"):
+    # drawn decks (vision.synth.randdecks) and of the KDE decks (vision.synth.decks), when the
+    # config asks for them (files of another recipe's data step may lie there too)
+    data = cfg.section("data")
+    extras = ["corners_train.npz"]
+    extras += ["corners_random.npz"] if int(data.get("n_corners_random", 0)) else []
+    extras += ["corners_kde.npz"] if int(data.get("n_corners_kde", 0)) else []
+    for extra in (scenes / e for e in extras):
         if extra.exists():
             with np.load(extra) as more:
                 xs.append(more["x"])
