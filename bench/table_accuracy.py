@@ -25,6 +25,7 @@ models/card-corners.onnx (skipped with a message when it is not shipped).
 
     python bench/table_accuracy.py --games 10 [--deals 1] [--seed 9001] [--detector oracle]
         [--mischief 0.01] [--fouls-limit N] [--keep DIR [--det-cache]] [--enrol] [--decks D1,D2]
+        [--misses]
 
 ``--det-cache`` (with ``--detector model`` and ``--keep``) keeps every detector answer beside the
 kept render, keyed by the image bytes, the classifier file, the deck profile and the detector's
@@ -200,6 +201,16 @@ def game(
         a=[pk(e) for e in tplays], b=[pk(e) for e in pplays], autojunk=False
     )
     matched = sum(b.size for b in sm.get_matching_blocks())
+    # where the plays differ (--misses): truth's plays against the pipeline's, with video times
+    misses = []
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag != "equal":
+            misses.append(
+                {
+                    "truth": [_play(e) for e in tplays[i1:i2]],
+                    "pipeline": [_play(e) for e in pplays[j1:j2]],
+                }
+            )
     # The pipeline's own output, before the referee: played observations (seat + multiset).
     # One misread can make the referee flag an illegal play and, three fouls later, end the
     # match, so the referee-event figure above compounds what this one counts once.
@@ -253,7 +264,14 @@ def game(
         "enrol_weight": None if deck_profile is None else str(deck_profile.weight),  # type: ignore[attr-defined]
         "det_cache": None if cached is None else {"hits": cached.hits, "misses": cached.misses},
         "warnings": rep.warnings,
+        "misses": misses,
     }
+
+
+def _play(e: object) -> str:
+    """A play event as ``t seat cards`` (t in video seconds), for --misses."""
+    d = e.data  # type: ignore[attr-defined]
+    return f"{float(e.t):.1f} {d['seat']} {' '.join(d['cards'])}"  # type: ignore[attr-defined]
 
 
 def main() -> int:
@@ -291,6 +309,11 @@ def main() -> int:
         type=int,
         help="play under the profile with this team foul limit (a run with many exposed cards "
         "must not end its deals on fouls)",
+    )
+    ap.add_argument(
+        "--misses",
+        action="store_true",
+        help="after each game, one line per stretch where its plays differ from the truth's",
     )
     args = ap.parse_args()
     if args.det_cache and not (args.keep and args.detector == "model"):
@@ -339,7 +362,11 @@ def main() -> int:
             assert isinstance(lat, list)
             row["latency_max_s"] = round(max(lat), 3) if lat else None
             rows.append((row, lat))
+            misses = row.pop("misses")
             emit(figure="game", detector=args.detector, **row)
+            if args.misses:
+                for m in misses:  # type: ignore[union-attr]
+                    emit(figure="miss", seed=row["seed"], deck=row["deck"], **m)
 
     def total(key: str) -> int:
         return sum(int(str(r[key])) for r, _ in rows)
