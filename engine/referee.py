@@ -136,8 +136,8 @@ _REREAD_TRIES: Final = 256
 #: the suspect's seat leads: "the leader must play, not pass", an ignored pass, "out of turn"),
 #: the suspect is read again with the camera's runner-ups and with the misreads a camera makes
 #: on fanned cards: one card seen that was not there (``EXTRA_CARD_COST``) or one card not seen
-#: (``MISSED_CARD_COST``): a second copy of a card in the play first (identical cards of two
-#: decks fanned together hide each other), then its ranks, then a straight's missing rank. The
+#: (``MISSED_CARD_COST``): a card of the play's ranks first (the fewest copies accounted for
+#: first), then a straight's missing rank. The
 #: cheapest legal reading whose continuation has at least ``HINDSIGHT_GAIN`` fewer clashes (the
 #: fewest) replaces the suspect through a ``correction`` event (``reason`` says why); the play
 #: event then carries ``camera`` and ``reread``. A camera's play *out of turn* is a suspect too:
@@ -181,23 +181,28 @@ _ONLY_ANSWER: Final[Mapping[tuple[Card, ...], tuple[Card, ...]]] = {
 }
 
 
-def _missed_cards(cards: Sequence[Card]) -> list[tuple[Card | None, float]]:
-    """The cards a camera may have missed in a play of ``cards``, with their cost: a second copy
-    of a card in it first (identical cards fanned hide each other's index), then the other
-    cards of its ranks, then (3 or more cards) the ranks that would close a straight's gap, then
-    those that extend it by one at either end (the ace high or low, whichever is closer)."""
+def _missed_cards(
+    cards: Sequence[Card], played: Mapping[Card, int] | None = None
+) -> list[tuple[Card | None, float]]:
+    """The cards a camera may have missed in a play of ``cards``, with their cost: the cards of
+    its ranks first, those with the fewest copies accounted for first (``played`` in the deal
+    so far, plus this play: two decks hold two of each, so a card none of whose copies was seen
+    is twice as likely as one with a copy seen; a second copy of a card in the play is no more
+    likely than another suit: 9405 HK DK and 9607 HJ CJ, each read with its red card missed,
+    were completed with a copy of the other), then (3 or more cards) the ranks that would close
+    a straight's gap, then those that extend it by one at either end (the ace high or low,
+    whichever is closer)."""
     out: list[tuple[Card | None, float]] = []
+    seen = Counter(cards) + Counter(played or {})
 
     def add(c: Card) -> None:
         if all(c != o for o, _ in out):
             out.append((c, MISSED_CARD_COST + 0.001 * len(out)))
 
-    for c in sorted(set(cards), key=cards.index):
-        add(c)
     ranks = {c.rank for c in cards}
-    for c in DISTINCT:
-        if c.rank in ranks:
-            add(c)
+    same = [c for c in DISTINCT if c.rank in ranks]
+    for c in sorted(same, key=lambda c: seen[c]):  # stable: DISTINCT's order among equals
+        add(c)
     order = "A23456789TJQKA"
     plain = {c.rank for c in cards if not c.is_joker}
     if len(cards) >= 3 and plain:
@@ -1765,7 +1770,7 @@ class Referee:
         # the cards the camera itself says it may have missed (a fan's lower card it was not
         # sure of), then one a camera misses on fanned cards
         doubts += [(None, list(alts)) for c, alts in o.doubts if c is None]
-        doubts.append((None, _missed_cards(cards)))
+        doubts.append((None, _missed_cards(cards, d.played)))
         found: list[tuple[list[Card], float, list[str]]] = []
         for cs, cost, changes in _readings(cards, doubts, HINDSIGHT_BUDGET):
             if len(found) >= _HINDSIGHT_TRIES:

@@ -45,23 +45,25 @@ def pair_read_as_single(t: Table) -> None:
 
 
 def test_a_pair_read_as_a_single_is_read_again_when_the_table_plays_on() -> None:
-    """E's pair of queens is seen as one HQ (its twin hidden under it): a single does not beat
-    a pair of tens. The others pass and E leads the next trick: the table took it as a pair."""
+    """E's pair of queens is seen as one HQ (the other queen hidden under it): a single does not
+    beat a pair of tens. The others pass and E leads the next trick: the table took it as a
+    pair. Which queen the camera missed it cannot say: the referee takes one with the fewest
+    copies accounted for (none of SQ, CQ, DQ seen yet; SQ first among equals)."""
     t = Table()
     start(t)
     t.play("S", "ST ST")
-    cam(t, "E", "HQ")  # the camera missed the second HQ
+    cam(t, "E", "HQ")  # the camera missed the other queen
     assert [f["kind"] for f in t.fouls()] == ["illegal_play"]
     t.pass_("N")
     t.pass_("W")
     out = t.pass_("S")  # for the referee as it stood, S won the trick: a leader may not pass
     (corr,) = [e for e in out if e.type == "correction"]
     t.play("E", "C5")  # E leads the next trick
-    assert "re-read as HQ HQ" in corr["reason"] and "HQ not seen" in corr["reason"]
+    assert "re-read as SQ HQ" in corr["reason"] and "SQ not seen" in corr["reason"]
     plays = in_effect(t, "play")
     assert [(p["seat"], p["cards"]) for p in plays] == [
         ("S", ["ST", "ST"]),
-        ("E", ["HQ", "HQ"]),
+        ("E", ["SQ", "HQ"]),
         ("E", ["C5"]),
     ]
     assert plays[1]["legal"] is True and plays[1]["camera"] == ["HQ"]
@@ -128,6 +130,23 @@ def test_missed_cards_of_a_straight_gap_first_ace_high_or_low() -> None:
     assert after_ranks("DT CJ CK CA")[:4] == ["SQ", "HQ", "CQ", "DQ"]  # then a 9 below
     assert after_ranks("SA S2 H3 C5")[:4] == ["S4", "H4", "C4", "D4"]  # the ace low
     assert [c[1] for c in after_ranks("H3 H4 H6 H7")] == list("555522228888")
+
+
+def test_a_missed_card_of_the_plays_rank_with_the_fewest_copies_accounted_for_first() -> None:
+    """Two decks hold two of each card: a card none of whose copies was seen is likelier than a
+    second copy of the card in the play or of one played before (9405: HK DK read DK and
+    completed DK DK; 9607: HJ CJ read CJ, completed CJ CJ)."""
+    from engine.cards import parse_card, parse_cards
+    from engine.referee import _missed_cards
+
+    def first(cards: str, played: str = "") -> list[str]:
+        seen = {parse_card(c): played.split().count(c) for c in played.split()}
+        got = _missed_cards(list(parse_cards(cards)), seen)
+        return [str(c) for c, _ in got][:4]
+
+    assert first("HQ") == ["SQ", "CQ", "DQ", "HQ"]
+    assert first("HQ", "SQ SQ CQ") == ["DQ", "HQ", "CQ", "SQ"]
+    assert first("DK CK CK") == ["SK", "HK", "DK", "CK"]
 
 
 def test_a_real_illegal_play_stays_a_foul_when_the_table_treats_it_as_one() -> None:
@@ -634,9 +653,14 @@ def test_a_third_copy_undoes_a_card_the_second_look_added() -> None:
     table plays on as if it beat the aces, and the second look finds two readings at one cost,
     a C2 too many or an S2 not seen (a bomb of 2s), and takes the bomb. When a third S2 comes
     later, the S2 the camera never saw is the likelier error: E's play is read again without
-    it (S2 C2) and the later S2 stands."""
+    it (S2 C2) and the later S2 stands. (S bombs with H2 H2 D2 D2 first, so that the 2 not
+    seen can only be an S2: the second look takes the card with the fewest copies accounted
+    for.)"""
     t = Table()
     start(t)
+    t.play("S", "H2 H2 D2 D2")
+    for s in "ENW":
+        t.pass_(s)
     t.play("S", "DA DA")
     cam(t, "E", "S2 C2 C2")
     for s in "NWS":
@@ -651,6 +675,7 @@ def test_a_third_copy_undoes_a_card_the_second_look_added() -> None:
     assert "S2 seen a third time" in corr["reason"] and "did not see" in corr["reason"]
     plays = [(p["seat"], sorted(p["cards"])) for p in in_effect(t, "play")]
     assert plays == [
+        ("S", ["D2", "D2", "H2", "H2"]),
         ("S", ["DA", "DA"]),
         ("E", ["C2", "S2"]),
         ("E", ["D6"]),
@@ -659,5 +684,5 @@ def test_a_third_copy_undoes_a_card_the_second_look_added() -> None:
         ("S", ["S2"]),
     ]
     assert not [f for f in in_effect(t, "foul") if f["kind"] == "duplicate_card"]
-    assert t.deal.counts["E"] == 24 and t.deal.counts["S"] == 24
+    assert t.deal.counts["E"] == 24 and t.deal.counts["S"] == 20
     assert fold(t.ref.events, t.profile) == t.ref.state
