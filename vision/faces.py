@@ -499,7 +499,10 @@ class CourtFaces:
         angles: Collection[float] = ANGLES,
     ) -> list[FaceMatch]:
         fgf = fg.astype(np.float32)
-        cover: dict[float, np.ndarray] = {}  # angle -> share of card under the turned face
+        # (angle, face size) -> share of card under the turned face (the faces of a deck's
+        # J, Q and K may differ by a pixel in size: bench game 9808 crashed on a cover map of
+        # another face's size)
+        cover: dict[tuple[float, tuple[int, ...]], np.ndarray] = {}
         out: list[FaceMatch] = []
         for card in sorted(self.pictures):
             best: np.ndarray | None = None
@@ -509,10 +512,11 @@ class CourtFaces:
                     continue
                 if pic.shape[0] > view.shape[0] or pic.shape[1] > view.shape[1]:
                     continue
-                c = cover.get(a)
+                c = cover.get((a, mask.shape))
                 if c is None:
                     m = (mask > 0).astype(np.float32)
-                    c = cover[a] = cv2.matchTemplate(fgf, m, cv2.TM_CCORR) / float(m.sum())
+                    c = cv2.matchTemplate(fgf, m, cv2.TM_CCORR) / float(m.sum())
+                    cover[(a, mask.shape)] = c
                 r = cv2.matchTemplate(view, pic, cv2.TM_CCOEFF_NORMED, mask=mask)
                 r = np.nan_to_num(r, nan=-1.0, posinf=-1.0, neginf=-1.0)
                 r[c < MIN_COVER] = -1.0

@@ -105,6 +105,23 @@ def test_faces_are_found_on_another_table_and_nothing_on_bare_felt(courts) -> No
     assert faces.find(bare) == []
 
 
+def test_faces_of_different_sizes_are_searched_side_by_side(courts) -> None:
+    """A deck's court pictures cut from the enrolment frames may differ by a pixel in size;
+    each is searched with its own cover map (bench game 9808 crashed when a map of one size was
+    reused for a face of another)."""
+    _, shots = courts
+    faces = enrolled(shots[21])
+    faces.pictures["SJ"] = faces.pictures["SJ"][1:, 1:].copy()
+    faces.pictures["SK"] = np.pad(faces.pictures["SK"], ((0, 1), (0, 1), (0, 0)), mode="edge")
+    png, kind = shots[22][0]
+    assert kind == "court-S"
+    image = cv2.imread(str(png))
+    cal = calibrate(image)
+    g = cal.geometry
+    view = table_view(image, cal, (0.0, 0.0, g.width_mm, g.height_mm), FACE_PX_PER_MM)
+    assert sorted(m.card for m in faces.find(view)) == ["SJ", "SK", "SQ"]
+
+
 def test_faces_keep_through_json_and_a_foreign_scale_is_refused(courts) -> None:
     _, shots = courts
     faces = enrolled(shots[21][:1])
