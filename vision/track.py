@@ -210,9 +210,6 @@ class Change:
     #: whether a hand or motion was over the region's zone since its last commit; cards do
     #: not move by themselves, so an untouched change is the detector reading differently
     touched: bool = True
-    #: added cards lying where a removed card of the same rank lay: ``(new, old)`` labels, one
-    #: card read in another suit (S3 -> C3), not a card taken away and another laid
-    relabelled: tuple[tuple[str, str], ...] = ()
 
 
 def _counter_tuple(c: Mapping[str, int]) -> tuple[str, ...]:
@@ -464,11 +461,6 @@ class Tracker:
         self._history: dict[str, list[Counter[str]]] = {r: [] for r in self.committed}
         self._candidate: dict[str, tuple[tuple[str, ...], int]] = {}
         self.last_seen: list[SeenCard] = []
-        #: a card read in another suit lies within this of where it lay (a corner's centre moves
-        #: a few mm between reads; 9406: 17 mm)
-        self.same_place_mm = 20.0
-        #: per region, where its committed cards lay when last committed (label, x, y, corners)
-        self._where: dict[str, list[tuple[str, float, float, int]]] = {}
         self._touched: dict[str, bool] = dict.fromkeys(self.committed, True)
         self._unconfirmed: dict[str, bool] = dict.fromkeys(self.committed, False)
 
@@ -805,45 +797,11 @@ class Tracker:
                     maybes = pool.get(MAYBE, [])
                     doubts += [(MAYBE, a) for a in maybes[: both.count(MAYBE)] if a]
                 contents = tuple(k for k in key if k != MAYBE)
-                here = [(c.card, c.x_mm, c.y_mm, c.corners) for c in seen if c.region == r]
-                relabelled = self._relabelled(self._where.get(r, []), here, added, removed)
-                self._where[r] = here
                 changes.append(
-                    Change(
-                        t, r, added, removed, contents, tuple(doubts), self._touched[r], relabelled
-                    )
+                    Change(t, r, added, removed, contents, tuple(doubts), self._touched[r])
                 )
                 self._touched[r] = False
         return changes
-
-    def _relabelled(
-        self,
-        before: Sequence[tuple[str, float, float, int]],
-        now: Sequence[tuple[str, float, float, int]],
-        added: Sequence[str],
-        removed: Sequence[str],
-    ) -> tuple[tuple[str, str], ...]:
-        """Removed cards whose place an added card of the same rank now takes (``same_place_mm``
-        apart, or as far as a card's corner from its middle when one was seen by one corner and
-        the other by two): the same card read in another suit. ``(new, old)`` pairs."""
-        out: list[tuple[str, str]] = []
-        free = list(added)
-        spacing = self.spacing or self.pair_mm
-        for old in removed:
-            best: tuple[float, str] | None = None
-            for new in set(free):
-                if new == MAYBE or new[1:] != old[1:]:
-                    continue
-                for a in (w for w in before if w[0] == old):
-                    for b in (w for w in now if w[0] == new):
-                        tol = self.same_place_mm + (spacing / 2 if a[3] != b[3] else 0.0)
-                        d = math.hypot(a[1] - b[1], a[2] - b[2])
-                        if d <= tol and (best is None or d < best[0]):
-                            best = (d, new)
-            if best is not None:
-                free.remove(best[1])
-                out.append((best[1], old))
-        return tuple(out)
 
     def touch(self, zones: Iterable[str]) -> None:
         """Zones with a hand or motion over them this frame (also when nothing is detected
@@ -863,7 +821,6 @@ class Tracker:
             )
         for r in self.committed:
             self.committed[r] = Counter(str(c) for c in on_table.get(r, ()))
-            self._where.pop(r, None)
             self._history[r] = []
             self._candidate.pop(r, None)
             self._last_t.pop(r, None)
@@ -907,25 +864,6 @@ class _Item:
     t_add: float
     t_lift: float | None = None
     done: bool = False
-
-
-def _suits_read_again(ch: Change) -> tuple[Change | None, Change | None]:
-    """``ch`` split into the cards it read in another suit (every removed card's place taken by
-    an added card of its rank: ``Change.relabelled``) and the rest, a play when cards remain;
-    when some removed card's place was not so taken (a card covered or taken away), the whole
-    change as it is. Returns (read again, the rest); either may be None."""
-    if not ch.removed or len(ch.relabelled) != len(ch.removed):
-        return None, ch
-    added = list(ch.added)
-    doubts = list(ch.doubts)
-    for new, _ in ch.relabelled:
-        added.remove(new)
-        k = next((i for i, d in enumerate(doubts) if d[0] == new), None)
-        if k is not None:  # the doubts travel with the cards of the rest
-            doubts.pop(k)
-    read = replace(ch, added=tuple(n for n, _ in ch.relabelled), doubts=())
-    rest = replace(ch, added=tuple(added), removed=(), doubts=tuple(doubts), relabelled=())
-    return read, (rest if added else None)
 
 
 @dataclass
@@ -1038,16 +976,6 @@ class Interpreter:
                     # flickering, a corner found late), which is no play by the seat
                     self.rereads.append(ch)
                     continue
-                # Nor is a card of the zone read in another suit while a hand passed near: a
-                # card laid on the zone adds to it (9406: S's C3 read S3, read again as C3
-                # while S showed a joker, was a play of C3; 9602: N's S6 read C6, read again
-                # as S6 when N laid DJ CJ beside it, was a play of S6 DJ CJ)
-                again, rest = _suits_read_again(ch)
-                if again is not None:
-                    self.rereads.append(again)
-                if rest is None:
-                    continue
-                ch = rest
                 doubts = tuple(
                     (None if c == MAYBE else parse_card(c), _alt_cards(a)) for c, a in ch.doubts
                 )

@@ -353,40 +353,6 @@ def test_a_change_with_no_hand_near_is_no_play() -> None:
     added = feed(tr, [detections([("D4", *S_PLAY, 0.0), ("C9", 450.0, 640.0, 0.0)])] * 2, t0=2.0)
     assert [(c.added, c.touched) for c in added] == [(("C9",), True)]
     assert [(o.type, o.seat) for o in it.changes(2.1, added)] == [("played", "S")]
-    # a hand near again, and a card of the zone read in another suit, no card more: no play
-    # (a card laid on the zone adds to it)
-    tr.touch({"S"})
-    suit = feed(tr, [detections([("H4", *S_PLAY, 0.0), ("C9", 450.0, 640.0, 0.0)])] * 2, t0=3.0)
-    assert [(c.added, c.removed, c.touched, c.relabelled) for c in suit] == [
-        (("H4",), ("D4",), True, (("H4", "D4"),))
-    ]
-    assert it.changes(3.1, suit) == [] and it.rereads[-1:] == suit
-    # read in another suit again while a card is laid beside: the new card alone is the play
-    tr.touch({"S"})
-    beside = [("D4", *S_PLAY, 0.0), ("C9", 450.0, 640.0, 0.0), ("SQ", 520.0, 640.0, 0.0)]
-    more = feed(tr, [detections(beside)] * 2, t0=4.0)
-    assert [(c.added, c.removed) for c in more] == [(("D4", "SQ"), ("H4",))]
-    played = it.changes(4.1, more)
-    assert [(o.type, [str(c) for c in o.cards]) for o in played] == [("played", ["SQ"])]
-    assert (it.rereads[-1].added, it.rereads[-1].removed) == (("D4",), ("H4",))
-    # a card of another rank in a card's place is a play (a card laid over another)
-    tr.touch({"S"})
-    over = [("D5", *S_PLAY, 0.0), ("C9", 450.0, 640.0, 0.0), ("SQ", 520.0, 640.0, 0.0)]
-    other = feed(tr, [detections(over)] * 2, t0=5.0)
-    assert [(c.added, c.removed) for c in other] == [(("D5",), ("D4",))]
-    assert [(o.type, [str(c) for c in o.cards]) for o in it.changes(5.1, other)] == [
-        ("played", ["D5"])
-    ]
-    # one card of a rank gone (covered), another of that rank laid 60 mm away: a play (9403: an
-    # HQ covered by the C2 laid with a CQ)
-    tr.touch({"S"})
-    x, y = S_PLAY
-    away = [("C5", x + 60.0, y, 0.0), ("C9", 450.0, 640.0, 0.0), ("SQ", 520.0, 640.0, 0.0)]
-    covered = feed(tr, [detections(away)] * 2, t0=6.0)
-    assert [(c.added, c.removed, c.relabelled) for c in covered] == [(("C5",), ("D5",), ())]
-    assert [(o.type, [str(c) for c in o.cards]) for o in it.changes(6.1, covered)] == [
-        ("played", ["C5"])
-    ]
 
 
 def test_a_misread_second_corner_may_be_no_card() -> None:
