@@ -189,7 +189,9 @@ def _missed_cards(
     so far, plus this play: two decks hold two of each, so a card none of whose copies was seen
     is twice as likely as one with a copy seen; a second copy of a card in the play is no more
     likely than another suit: 9405 HK DK and 9607 HJ CJ, each read with its red card missed,
-    were completed with a copy of the other), then (3 or more cards) the ranks that would close
+    were completed with a copy of the other) - but for three or more cards of one rank (a bomb
+    a card short, stacked) a second copy of one of them first; then (3 or more cards) the ranks
+    that would close
     a straight's gap, then those that extend it by one at either end (the ace high or low,
     whichever is closer)."""
     out: list[tuple[Card | None, float]] = []
@@ -200,6 +202,11 @@ def _missed_cards(
             out.append((c, MISSED_CARD_COST + 0.001 * len(out)))
 
     ranks = {c.rank for c in cards}
+    if len(cards) >= 3 and len(ranks) == 1:
+        # a bomb a card short: its cards lie stacked, and two identical cards stacked give
+        # one corner index (9409 CK SK SK DK and 9805 HT HT DT ST, each read without a copy)
+        for c in sorted(set(cards), key=cards.index):
+            add(c)
     same = [c for c in DISTINCT if c.rank in ranks]
     for c in sorted(same, key=lambda c: seen[c]):  # stable: DISTINCT's order among equals
         add(c)

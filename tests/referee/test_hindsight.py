@@ -135,7 +135,7 @@ def test_missed_cards_of_a_straight_gap_first_ace_high_or_low() -> None:
 def test_a_missed_card_of_the_plays_rank_with_the_fewest_copies_accounted_for_first() -> None:
     """Two decks hold two of each card: a card none of whose copies was seen is likelier than a
     second copy of the card in the play or of one played before (9405: HK DK read DK and
-    completed DK DK; 9607: HJ CJ read CJ, completed CJ CJ)."""
+    completed DK DK; 9607: HJ CJ read CJ, completed CJ CJ), except in a bomb."""
     from engine.cards import parse_card, parse_cards
     from engine.referee import _missed_cards
 
@@ -146,7 +146,10 @@ def test_a_missed_card_of_the_plays_rank_with_the_fewest_copies_accounted_for_fi
 
     assert first("HQ") == ["SQ", "CQ", "DQ", "HQ"]
     assert first("HQ", "SQ SQ CQ") == ["DQ", "HQ", "CQ", "SQ"]
-    assert first("DK CK CK") == ["SK", "HK", "DK", "CK"]
+    # but a bomb a card short (three or more of one rank, stacked): a second copy first, for two
+    # identical cards stacked show one index (9409 CK SK SK DK read SK CK DK)
+    assert first("SK CK DK") == ["SK", "CK", "DK", "HK"]
+    assert first("HT DT ST", "HT") == ["HT", "DT", "ST", "CT"]
 
 
 def test_a_real_illegal_play_stays_a_foul_when_the_table_treats_it_as_one() -> None:
