@@ -67,41 +67,41 @@ def _train(args: argparse.Namespace) -> int:
             expand,
         )
         from vision.synth.corners import generate_corners
+        from vision.synth.decks import KDE_DECKS
 
-        n_corners = int(data.get("n_corners", 0))
-        if n_corners:
-            generate_corners(
-                cfg.path("data", "scenes") / "corners_train.npz",
-                cfg.path("data", "decks"),
-                n_corners,
-                workers=int(data.get("workers", 2)),
-                include=include,
-                expand=expand,
-            )
-        n_random = int(data.get("n_corners_random", 0))
-        if n_random:
-            generate_corners(
-                cfg.path("data", "scenes") / "corners_random.npz",
-                cfg.path("data", "decks"),
-                n_random,
-                seed_base=int(data.get("random_seed_base", 4_000_000)),
-                workers=int(data.get("workers", 2)),
-                random_decks=int(data.get("random_decks", 40)),
-                expand=expand,
-            )
-        n_kde = int(data.get("n_corners_kde", 0))
-        if n_kde:
-            from vision.synth.decks import KDE_DECKS
-
-            generate_corners(
-                cfg.path("data", "scenes") / "corners_kde.npz",
-                cfg.path("data", "decks"),
-                n_kde,
-                seed_base=int(data.get("kde_seed_base", 6_000_000)),
-                workers=int(data.get("workers", 2)),
-                expand=expand,
-                kde_decks=tuple(data.get("kde_decks", KDE_DECKS)),
-            )
+        workers = int(data.get("workers", 2))
+        # corner mini-scenes: of the training decks, of the randomised drawn decks, of the KDE
+        # decks (each when its count is set)
+        corner_sets: list[tuple[str, str, dict[str, Any]]] = [
+            ("n_corners", "corners_train.npz", {"include": include}),
+            (
+                "n_corners_random",
+                "corners_random.npz",
+                {
+                    "seed_base": int(data.get("random_seed_base", 4_000_000)),
+                    "random_decks": int(data.get("random_decks", 40)),
+                },
+            ),
+            (
+                "n_corners_kde",
+                "corners_kde.npz",
+                {
+                    "seed_base": int(data.get("kde_seed_base", 6_000_000)),
+                    "kde_decks": tuple(data.get("kde_decks", KDE_DECKS)),
+                },
+            ),
+        ]
+        for count_key, name, extra in corner_sets:
+            n = int(data.get(count_key, 0))
+            if n:
+                generate_corners(
+                    cfg.path("data", "scenes") / name,
+                    cfg.path("data", "decks"),
+                    n,
+                    workers=workers,
+                    expand=expand,
+                    **extra,
+                )
         print(f"data: {cfg.path('data', 'scenes')}")
     if step in ("detector", "all"):
         train_detector(cfg)
