@@ -189,8 +189,11 @@ _KDE_JOKERS = {"SB": "black_joker", "HR": "red_joker"}
 def _rsvg(svg: Path, element: str, zoom: float) -> np.ndarray | None:
     """One element of ``svg`` rendered by ``rsvg-convert -i`` (librsvg2-bin), trimmed to its
     opaque pixels, BGRA; None when the file has no such element."""
+    import shutil
     import subprocess
 
+    if shutil.which("rsvg-convert") is None:
+        raise FileNotFoundError("rsvg-convert missing: apt-get install librsvg2-bin")
     r = subprocess.run(
         ["rsvg-convert", "-i", element, "-z", f"{zoom:g}", str(svg)],
         capture_output=True,
