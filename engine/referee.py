@@ -137,7 +137,7 @@ _REREAD_TRIES: Final = 256
 #: the suspect is read again with the camera's runner-ups and with the misreads a camera makes
 #: on fanned cards: one card seen that was not there (``EXTRA_CARD_COST``) or one card not seen
 #: (``MISSED_CARD_COST``): a card of the play's ranks first (the fewest copies accounted for
-#: first), then a straight's missing rank. The
+#: first; a second copy first in a bomb a card short), then a straight's missing rank. The
 #: cheapest legal reading whose continuation has at least ``HINDSIGHT_GAIN`` fewer clashes (the
 #: fewest) replaces the suspect through a ``correction`` event (``reason`` says why); the play
 #: event then carries ``camera`` and ``reread``. A camera's play *out of turn* is a suspect too:
@@ -191,9 +191,8 @@ def _missed_cards(
     likely than another suit: 9405 HK DK and 9607 HJ CJ, each read with its red card missed,
     were completed with a copy of the other) - but for three or more cards of one rank (a bomb
     a card short, stacked) a second copy of one of them first; then (3 or more cards) the ranks
-    that would close
-    a straight's gap, then those that extend it by one at either end (the ace high or low,
-    whichever is closer)."""
+    that would close a straight's gap, then those that extend it by one at either end (the ace
+    high or low, whichever is closer)."""
     out: list[tuple[Card | None, float]] = []
     seen = Counter(cards) + Counter(played or {})
 

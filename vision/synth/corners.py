@@ -174,7 +174,11 @@ def generate_corners(
                 return out
     step = 500
     # finished chunks survive an interruption (one folder per crop size: they hold crops)
-    parts_dir = out.parent / f"{out.stem}.x{expand:g}.parts"
+    # (and per deck set: parts of other decks must not be taken for these)
+    decks_tag = (f".random{random_decks}" if random_decks else "") + (
+        f".{'-'.join(kde_decks)}" if kde_decks else ""
+    )
+    parts_dir = out.parent / f"{out.stem}.x{expand:g}{decks_tag}.parts"
     parts_dir.mkdir(parents=True, exist_ok=True)
     jobs = [
         (
