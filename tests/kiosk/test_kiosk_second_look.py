@@ -66,7 +66,9 @@ def test_a_second_look_reaches_the_scoreboard(tmp_path: Path) -> None:
         k.stop()
         sb.stop()
     (corr,) = [e for e in central if e.type == "correction"]
-    assert "re-read as HQ HQ" in corr["reason"]
+    # a pair of queens: the queen the camera missed is taken as one none of whose copies was
+    # seen (SQ first among equals; engine/referee.py _missed_cards)
+    assert "re-read as SQ HQ" in corr["reason"]
     # the table screen and the centre agree: E holds 24, S 25, and no foul stands
     assert st["fouls"] == []
     assert table["cards_left"] == {"N": 27, "E": 24, "S": 25, "W": 27}
