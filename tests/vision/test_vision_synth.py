@@ -136,3 +136,15 @@ def test_a_kde_deck_renders_by_element_and_feeds_corner_samples(tmp_path: Path) 
     assert NONE_CLASS in labels
     with pytest.raises(FileNotFoundError, match="kdegames-card-data-kf5"):
         render_kdegames("no-such-deck", tmp_path)
+
+
+def test_a_kde_deck_without_rsvg_convert_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from vision.synth import decks
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(FileNotFoundError, match="librsvg2-bin"):
+        decks._rsvg(tmp_path / "deck.svgz", "1_club", 1.0)
