@@ -181,6 +181,19 @@ _ONLY_ANSWER: Final[Mapping[tuple[Card, ...], tuple[Card, ...]]] = {
 }
 
 
+def _joker_bomb_doubts(
+    cards: Sequence[Card],
+) -> list[tuple[Card | None, list[tuple[Card | None, float]]]]:
+    """A second card not seen, for a play of one small and one big joker: no combination holds
+    one of each but the four jokers together (the highest bomb), and four jokers laid in a heap
+    show few indices (9803, guyenne-classic: SB SB HR HR read SB HR, judged not a combo). The
+    play's generic missed card (``_missed_cards``) gives one joker; this gives the other, at the
+    same cost, so the joker bomb is a reading at twice ``MISSED_CARD_COST``."""
+    if sorted(cards, key=str) != sorted([SMALL_JOKER, BIG_JOKER], key=str):
+        return []
+    return [(None, [(SMALL_JOKER, MISSED_CARD_COST), (BIG_JOKER, MISSED_CARD_COST)])]
+
+
 def _missed_cards(
     cards: Sequence[Card], played: Mapping[Card, int] | None = None
 ) -> list[tuple[Card | None, float]]:
@@ -1777,6 +1790,7 @@ class Referee:
         # sure of), then one a camera misses on fanned cards
         doubts += [(None, list(alts)) for c, alts in o.doubts if c is None]
         doubts.append((None, _missed_cards(cards, d.played)))
+        doubts += _joker_bomb_doubts(cards)
         found: list[tuple[list[Card], float, list[str]]] = []
         for cs, cost, changes in _readings(cards, doubts, HINDSIGHT_BUDGET):
             if len(found) >= _HINDSIGHT_TRIES:

@@ -152,6 +152,43 @@ def test_a_missed_card_of_the_plays_rank_with_the_fewest_copies_accounted_for_fi
     assert first("HT DT ST", "HT") == ["HT", "DT", "ST", "CT"]
 
 
+def test_the_four_jokers_read_as_one_of_each_are_read_again_as_the_joker_bomb() -> None:
+    """The four jokers laid in a heap show two indices (9803, guyenne-classic: SB SB HR HR read
+    SB HR, not a combo). Nothing holds one joker of each kind but the joker bomb, so when the
+    table plays on as if it beat the trick (the others pass, S leads), the second look takes the
+    two jokers not seen; one card not seen would not make a legal play."""
+    t = Table()
+    start(t, "W")
+    t.play("W", "S2 H2 C2 D2")
+    cam(t, "S", "SB HR")
+    assert [f["kind"] for f in t.fouls()] == ["illegal_play"]
+    t.pass_("E")
+    t.pass_("N")
+    out = t.pass_("W")  # for the referee as it stood, W won the trick: a leader may not pass
+    (corr,) = [e for e in out if e.type == "correction"]
+    t.play("S", "C3 C3")
+    plays = in_effect(t, "play")
+    assert [(p["seat"], p["cards"]) for p in plays] == [
+        ("W", ["S2", "H2", "C2", "D2"]),
+        ("S", ["SB", "SB", "HR", "HR"]),
+        ("S", ["C3", "C3"]),
+    ]
+    assert plays[1]["combo"]["kind"] == "joker_bomb" and plays[1]["camera"] == ["SB", "HR"]
+    assert "SB not seen" in corr["reason"] and "HR not seen" in corr["reason"]
+    assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_no_joker_bomb_reading_for_other_plays() -> None:
+    from engine.cards import parse_cards
+    from engine.referee import _joker_bomb_doubts
+
+    ((card, alts),) = _joker_bomb_doubts(list(parse_cards("HR SB")))
+    assert card is None and [str(c) for c, _ in alts] == ["SB", "HR"]
+    for cards in ("SB SB", "HR HR", "SB HR HR", "SB S3", "HR"):
+        assert _joker_bomb_doubts(list(parse_cards(cards))) == [], cards
+
+
 def test_a_real_illegal_play_stays_a_foul_when_the_table_treats_it_as_one() -> None:
     """S plays two unrelated cards; the others play on the old trick as the rules say (the cards
     stay out, the trick is unchanged): nothing clashes, nothing is corrected."""
