@@ -72,6 +72,7 @@ seat buttons light a lamp at the seat's edge, so recorded footage carries the pa
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -133,6 +134,14 @@ MAYBE = "?"
 SPACING_MIN = 20
 #: How many of the latest one-label corner pairs the spacing is the median of
 SPACING_KEEP = 200
+#: A pair of two sure corners of one label off the learnt spacing by more than this (mm) is
+#: not taken when one of them has a weak partner within ``PAIR_ON_MM`` of it (``_fitting_pairs``)
+PAIR_OFF_MM = 8.0
+PAIR_ON_MM = 4.0
+#: Four corners of one label lie as one card's four indices (``_four_index_cards``) when the
+#: two diagonals differ by at most this (mm) and no side is shorter than ``RECT_SIDE_MM``
+RECT_DIAG_MM = 8.0
+RECT_SIDE_MM = 30.0
 
 
 class CardBox(Protocol):
@@ -356,6 +365,86 @@ def _maybe_gone(alts: Alts, gone: Collection[str]) -> Alts:
     return tuple(sorted((*alts, none), key=lambda x: x[1]))
 
 
+def _fitting_pairs(
+    ok: Mapping[tuple[int, int], float],
+    at: Sequence[np.ndarray],
+    weak: Sequence[bool],
+    spacing: float | None,
+) -> dict[tuple[int, int], float]:
+    """The corner pairs of one label ``ok`` (index pairs into the corner centres ``at``), less
+    a pair of two sure corners lying off the table's learnt corner spacing by more than
+    ``PAIR_OFF_MM`` where one of them has a ``weak`` partner (a corner that counts only with
+    its pair) on the spacing (within ``PAIR_ON_MM``): the sure corner left single still counts
+    its card, and the weak one completes another. Two identical cards fanned tightly show two
+    top-left indices ~15 mm apart and one bottom-right: that one paired with the lower card's
+    index (86 mm, 11 off) while its own top-left index (74 mm, on the spacing) scored under
+    the floor and, left single, counted no card: SB SB read as one SB (seed 9805, proc-serif).
+    A pair with a weak corner is kept (plastic's jokers print an index in all four corners:
+    a weak top-left lies on the spacing from two sure ones, seed 9802). Without a learnt
+    spacing, ``ok`` as it is."""
+    if spacing is None:
+        return dict(ok)
+
+    def off(i: int, j: int) -> float:
+        return abs(float(np.hypot(*(at[i] - at[j]))) - spacing)
+
+    # sure corner -> it has a weak partner on the spacing
+    anchored = {
+        a if weak[b] else b for a, b in ok if weak[a] != weak[b] and off(a, b) <= PAIR_ON_MM
+    }
+    return {
+        (i, j): e
+        for (i, j), e in ok.items()
+        if weak[i] or weak[j] or off(i, j) <= PAIR_OFF_MM or not ({i, j} & anchored)
+    }
+
+
+def _four_index_cards(
+    ok: Mapping[tuple[int, int], float], at: Sequence[np.ndarray], same_mm: float
+) -> dict[tuple[int, int], float]:
+    """The corner pairs of one label ``ok``, where four corners lie as the corners of one card
+    (two pairs in ``ok`` with one centre, within ``same_mm``, diagonals of one length within
+    ``RECT_DIAG_MM``, every side at least ``RECT_SIDE_MM``) left with those two diagonals only.
+    A card with an index in all four corners (plastic's jokers) gives two diagonals, counted
+    once; but its long sides (70 mm) lie as near the corner spacing as the diagonals (83), and
+    two sure corners of a long side were paired before a diagonal with a weak corner, the other
+    long side with each other: two jokers for one (seed 9807: HR read HR HR). Two identical
+    cards fanned give no such rectangle (their corners' sides are the fan's offset, 15-35 mm,
+    and the crossed diagonals differ in length)."""
+    out = dict(ok)
+    n = len(at)
+    if n < 4:
+        return out
+
+    def dist(i: int, j: int) -> float:
+        return float(np.hypot(*(at[i] - at[j])))
+
+    def key(i: int, j: int) -> tuple[int, int]:
+        return (i, j) if i < j else (j, i)
+
+    used: set[int] = set()
+    for quad in itertools.combinations(range(n), 4):
+        if used & set(quad):
+            continue
+        a, b, c, d = quad
+        for (p, q), (r, t) in (((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c))):
+            if key(p, q) not in out or key(r, t) not in out:
+                continue
+            if np.hypot(*((at[p] + at[q]) / 2 - (at[r] + at[t]) / 2)) >= same_mm:
+                continue
+            if abs(dist(p, q) - dist(r, t)) > RECT_DIAG_MM:
+                continue
+            if min(dist(p, r), dist(p, t), dist(q, r), dist(q, t)) < RECT_SIDE_MM:
+                continue
+            diagonals = {key(p, q), key(r, t)}
+            for pair in list(out):
+                if set(pair) & set(quad) and pair not in diagonals:
+                    del out[pair]
+            used |= set(quad)
+            break
+    return out
+
+
 def _best_pairs(
     n: int, ok: Mapping[tuple[int, int], float], weak: Sequence[bool] = ()
 ) -> list[tuple[int, int]]:
@@ -550,7 +639,13 @@ class Tracker:
                 for j in range(i + 1, n)
                 if not (lows[i] and lows[j])
             }
-            ok = {k: e for k, e in err.items() if e <= self.pair_tol_mm}
+            ok = _fitting_pairs(
+                {k: e for k, e in err.items() if e <= self.pair_tol_mm},
+                merged,
+                weaks,
+                self.spacing,
+            )
+            ok = _four_index_cards(ok, merged, self.same_mm)
             used: set[int] = set()
             centres: list[np.ndarray] = []
             for i, j in _best_pairs(n, ok, weaks):

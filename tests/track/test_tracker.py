@@ -597,6 +597,87 @@ def test_the_corner_spacing_is_learnt_from_the_table() -> None:
     assert sorted(c.corners for c in tr.cards_in(split)) == [1, 1]
 
 
+def test_a_tight_pair_of_one_card_pairs_each_corner_on_the_learnt_spacing() -> None:
+    """Two small jokers fanned 17 mm apart (seed 9805, proc-serif): both top-left indices show,
+    only the upper card's bottom-right; the upper top-left scores under the floor (it counts
+    only as a card's second corner). Its bottom-right lies 86 mm from the lower top-left (within
+    the 20 mm tolerance of 82) and 75 mm from its own top-left. Taking the sure pair counted one
+    joker; once the table's spacing (75) is learnt, the corner on it is the partner: two."""
+    from vision.track import SPACING_MIN
+
+    x, y = S_PLAY
+    dx, dy = 75.0 * np.cos(0.9), 75.0 * np.sin(0.9)
+    lower_tl = _corner_at(x, y, "SB")
+    upper_tl = _corner_at(x + 17.0, y, "SB")
+    upper_br = _corner_at(x + 17.0 + dx, y + dy, "SB")
+    frame = [lower_tl, Det("SB", upper_tl.box, 0.2), upper_br]
+
+    def jokers(tr: Tracker) -> int:
+        (ch,) = feed(tr, [frame] * 4)
+        return Counter(ch.added)["SB"]
+
+    assert jokers(Tracker(calibration())) == 1  # no spacing learnt: the sure pair is taken
+    tr = Tracker(calibration())
+    nx, ny = N_PLAY
+    for k in range(SPACING_MIN):
+        tr.cards_in(_card("H3", nx + k % 5, ny, 75.0))
+    assert tr.spacing == pytest.approx(75.0, abs=1.0)
+    assert jokers(tr) == 2
+
+
+def test_fitting_pairs_drops_only_a_sure_pair_whose_corner_a_weak_one_fits_better() -> None:
+    from vision.track import _fitting_pairs
+
+    at = [np.array(p, float) for p in ((0, 0), (86, 0), (11, 0), (300, 0), (386, 0))]
+    ok = {(0, 1): 4.0, (1, 2): 7.0, (3, 4): 4.0}
+    # (0, 1): two sure corners 11 off 75, and corner 1 has a weak partner (2) 75 away
+    weak = [False, False, True, False, False]
+    assert _fitting_pairs(ok, at, weak, 75.0) == {(1, 2): 7.0, (3, 4): 4.0}
+    # the partner on the spacing is sure (or the pair itself holds a weak corner): kept
+    assert _fitting_pairs(ok, at, [False] * 5, 75.0) == ok
+    assert _fitting_pairs(ok, at, [True, False, True, False, False], 75.0) == ok
+    assert _fitting_pairs(ok, at, weak, None) == ok
+
+
+def _four_corners(card: str, x: float, y: float, weak_right: bool = True) -> list[Det]:
+    """A card with an index in each corner (plastic's jokers), 49 x 70 mm between them; the
+    two right-hand ones weak (under the corner floor), as in seed 9807."""
+    out = []
+    for dx, dy in ((-24.5, -35.0), (24.5, -35.0), (-24.5, 35.0), (24.5, 35.0)):
+        d = _corner_at(x + dx, y + dy, card)
+        out.append(Det(card, d.box, 0.3, weak=weak_right and dx > 0))
+    return out
+
+
+def test_a_card_with_an_index_in_each_corner_counts_once() -> None:
+    """Its long sides (70 mm) pair as well as its diagonals (85): the two sure left corners
+    paired with each other and the two weak right ones with each other made two jokers (seed
+    9807, HR read HR HR). Four corners lying as one card's are paired along the diagonals."""
+    tr = Tracker(calibration())
+    x, y = N_PLAY
+    assert [(c.card, c.corners) for c in tr.cards_in(_four_corners("HR", x, y))] == [("HR", 2)]
+    assert len(tr.cards_in(_four_corners("HR", x, y, weak_right=False))) == 1
+    # two such cards apart: two
+    two = _four_corners("HR", x - 60, y) + _four_corners("HR", x + 60, y)
+    assert [c.card for c in tr.cards_in(two)] == ["HR", "HR"]
+
+
+def test_two_identical_cards_fanned_are_no_four_index_card() -> None:
+    """Two copies fanned 15-35 mm apart show four corners whose crossed diagonals share a
+    centre, but they lie as no card's four corners (sides of the fan's offset, crossed
+    diagonals of two lengths): two cards."""
+    from vision.track import _four_index_cards
+
+    x, y = S_PLAY
+    for offset in (15.0, 25.0, 35.0):
+        layout = [("C9", x, y, 0.0), ("C9", x + offset, y, 0.0)]
+        tr = Tracker(calibration())
+        assert [c.card for c in tr.cards_in(detections(layout))] == ["C9", "C9"], offset
+    at = [np.array(p, float) for p in ((0, 0), (45, 70), (15, 0), (60, 70))]
+    ok = {(0, 1): 1.0, (2, 3): 1.0, (0, 3): 10.0, (1, 2): 6.0}
+    assert _four_index_cards(ok, at, 8.0) == ok
+
+
 def replace_card(d: Det, card: str, alts: tuple) -> Det:
     from dataclasses import replace
 
