@@ -23,7 +23,11 @@ over ``keep_score`` where the same label scored over ``min_score`` a moment ago 
 the other detections over ``keep_score`` count only as the second corner of a card whose first
 corner counts (a joker's corner named with less confidence than its twin).
 Two corner pairs of one label with one centre are one card (a card with an index in all four
-corners, like plastic's jokers, shows two diagonals).
+corners, like plastic's jokers, shows two diagonals); four corners of one label lying as one
+card's four corners are paired along its diagonals only (its long sides lie as near the corner
+spacing). Once the table's corner spacing is learnt (below), a pair of two sure corners off it
+by more than ``PAIR_OFF_MM`` is not taken where one of them has a weak partner on it (two
+identical cards fanned tightly: the upper card's own index under the floor).
 Two one-corner cards read differently are one card when they lie the table's own corner spacing
 apart (``Tracker.spacing``: the median distance of the one-label pairs seen so far; plastic's
 indices sit ~75 mm apart) within ``fuse_mm`` (5), and both readings together name one card for
