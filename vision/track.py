@@ -25,9 +25,10 @@ corner counts (a joker's corner named with less confidence than its twin).
 Two corner pairs of one label with one centre are one card (a card with an index in all four
 corners, like plastic's jokers, shows two diagonals); four corners of one label lying as one
 card's four corners are paired along its diagonals only (its long sides lie as near the corner
-spacing). Once the table's corner spacing is learnt (below), a pair of two sure corners off it
-by more than ``PAIR_OFF_MM`` is not taken where one of them has a weak partner on it (two
-identical cards fanned tightly: the upper card's own index under the floor).
+spacing). Once the table's corner spacing is learnt (below), no pair lies further off it than
+``PAIR_FAR_MM``, and a pair of two sure corners off it by more than ``PAIR_OFF_MM`` is not
+taken where one of them has a weak partner on it (two identical cards fanned tightly: the
+upper card's own index under the floor).
 Two one-corner cards read differently are one card when they lie the table's own corner spacing
 apart (``Tracker.spacing``: the median distance of the one-label pairs seen so far; plastic's
 indices sit ~75 mm apart) within ``fuse_mm`` (5), and both readings together name one card for
@@ -142,6 +143,8 @@ SPACING_KEEP = 200
 #: not taken when one of them has a weak partner within ``PAIR_ON_MM`` of it (``_fitting_pairs``)
 PAIR_OFF_MM = 8.0
 PAIR_ON_MM = 4.0
+#: Once the spacing is learnt, no corner pair lies further off it than this (mm)
+PAIR_FAR_MM = 15.0
 #: Four corners of one label lie as one card's four indices (``_four_index_cards``) when the
 #: two diagonals differ by at most this (mm) and no side is shorter than ``RECT_SIDE_MM``
 RECT_DIAG_MM = 8.0
@@ -375,7 +378,10 @@ def _fitting_pairs(
     weak: Sequence[bool],
     spacing: float | None,
 ) -> dict[tuple[int, int], float]:
-    """The corner pairs of one label ``ok`` (index pairs into the corner centres ``at``), less
+    """The corner pairs of one label ``ok`` (index pairs into the corner centres ``at``) that
+    lie within ``PAIR_FAR_MM`` of the table's learnt corner spacing (the 20 mm tolerance round
+    82 holds until the deck's spacing is known: two C6 of a six-card fan lay four steps, 68 mm,
+    apart and counted one card where the spacing is 85; seed 9806, tigullio), less
     a pair of two sure corners lying off the table's learnt corner spacing by more than
     ``PAIR_OFF_MM`` where one of them has a ``weak`` partner (a corner that counts only with
     its pair) on the spacing (within ``PAIR_ON_MM``): the sure corner left single still counts
@@ -391,6 +397,8 @@ def _fitting_pairs(
 
     def off(i: int, j: int) -> float:
         return abs(float(np.hypot(*(at[i] - at[j]))) - spacing)
+
+    ok = {k: e for k, e in ok.items() if off(*k) <= PAIR_FAR_MM}
 
     # sure corner -> it has a weak partner on the spacing
     anchored = {

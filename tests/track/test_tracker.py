@@ -678,6 +678,25 @@ def test_two_identical_cards_fanned_are_no_four_index_card() -> None:
     assert _four_index_cards(ok, at, 8.0) == ok
 
 
+def test_two_top_left_indices_of_one_card_a_fan_apart_are_two_cards() -> None:
+    """A six-card bomb of 6s fanned 17 mm apart (seed 9806, tigullio): the two C6 lie four
+    steps apart, their top-left indices 68 mm from each other, within the 20 mm tolerance of
+    82 that holds before the table's spacing is known: one card. Once the spacing is learnt
+    (tigullio's 85), no pair lies further off it than ``PAIR_FAR_MM``: two C6."""
+    from vision.track import SPACING_MIN
+
+    x, y = S_PLAY
+    cards = ["C6", "H6", "H6", "S6", "C6", "S6"]
+    dets = detections(fan(cards, x, y), hide=fan_hidden(0, len(cards)))
+    tr = Tracker(calibration())
+    assert Counter(c.card for c in tr.cards_in(dets))["C6"] == 1
+    nx, ny = N_PLAY
+    for k in range(SPACING_MIN):
+        tr.cards_in(_card("H3", nx + k % 5, ny, 85.0))
+    assert tr.spacing == pytest.approx(85.0, abs=1.0)
+    assert Counter(c.card for c in tr.cards_in(dets)) == Counter(cards)
+
+
 def replace_card(d: Det, card: str, alts: tuple) -> Det:
     from dataclasses import replace
 
