@@ -425,7 +425,7 @@ def _four_index_cards(
     and the crossed diagonals differ in length)."""
     out = dict(ok)
     n = len(at)
-    if n < 4:
+    if n < 4 or n > 10:  # more than 10 corners of one label: a confused detector (_best_pairs)
         return out
 
     def dist(i: int, j: int) -> float:
