@@ -508,10 +508,13 @@ def enrolment_detector(
     model: str | Path | None = None, classifier: str | Path | None = None
 ) -> Detector:
     """The detector enrolment reads its frames with: both detector scales the kiosk's cards need
-    (1 and 1.5) and the four quarter turns for steadier embeddings."""
+    (1 and 1.5; the enlarged pass whatever the frame's size and its boxes' sizes) and the four
+    quarter turns for steadier embeddings."""
     from vision.detector import Detector
 
-    return Detector(model, classifier, pyramid=(1.0, 1.5), rotations=4)
+    return Detector(
+        model, classifier, pyramid=(1.0, 1.5), zoom_limit=None, zoom_box=None, rotations=4
+    )
 
 
 def enrol(

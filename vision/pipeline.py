@@ -130,6 +130,8 @@ class OracleDetector:
 #: plastic bench games it lost 6 plays in all (bench/RESULTS.md, 2026-11-30).
 PIPELINE_DETECTOR: dict[str, Any] = {
     "pyramid": (1.5,),
+    "zoom_limit": None,
+    "zoom_box": None,
     "conf": 0.15,
     "rotations": 4,
     "joker_conf": 0.02,

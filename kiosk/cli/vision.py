@@ -34,9 +34,17 @@ def register(subparsers: Any) -> None:
     )
     d.add_argument(
         "--pyramid",
-        default="1,0.5",
+        default="1.25,1,0.5",
         help="detector passes as scale factors of the working size, merged by NMS (default "
-        "1,0.5: the half-size pass finds cards too large for the first, as in close-ups)",
+        "1.25,1,0.5: the half-size pass finds cards too large for the first, as in close-ups; "
+        "the enlarged one small indices, in images small enough, see --zoom-limit)",
+    )
+    d.add_argument(
+        "--zoom-limit",
+        type=int,
+        default=1024,
+        help="an enlarging pass (factor above 1) runs only while the enlarged image's long side "
+        "is at most this many pixels; 0: always (default 1024, one tile)",
     )
     d.set_defaults(handler=_detect)
 
@@ -82,6 +90,8 @@ def _detect(args: argparse.Namespace) -> int:
         raise ValueError(f"--conf {args.conf}: must lie between 0 and 1")
     if args.max_side < 32 or args.tile < 64:
         raise ValueError("--max-side must be >= 32 and --tile >= 64")
+    if args.zoom_limit != 0 and args.zoom_limit < 32:
+        raise ValueError(f"--zoom-limit {args.zoom_limit}: give at least 32 (pixels), or 0")
     try:
         pyramid = tuple(float(f) for f in args.pyramid.split(","))
     except ValueError:
@@ -95,6 +105,7 @@ def _detect(args: argparse.Namespace) -> int:
         max_side=args.max_side,
         tile=args.tile,
         pyramid=pyramid,
+        zoom_limit=args.zoom_limit or None,
     )
     failed = 0
     for path in args.images:

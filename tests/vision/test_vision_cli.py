@@ -68,3 +68,5 @@ def test_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--conf" in capsys.readouterr().err
     assert main(["vision", "detect", str(SAMPLE), "--pyramid", "1,half"]) == 2
     assert "--pyramid" in capsys.readouterr().err
+    assert main(["vision", "detect", str(SAMPLE), "--zoom-limit", "5"]) == 2
+    assert "--zoom-limit" in capsys.readouterr().err

@@ -140,7 +140,9 @@ def test_scaled_input_gives_boxes_in_its_own_pixels(det: Detector) -> None:
 
 def test_pyramid_runs_a_half_size_pass_for_large_cards(monkeypatch: pytest.MonkeyPatch) -> None:
     """Default: a pass at the working size and one at half of it (cards too large for the
-    trained range); a half pass under 160 px is skipped; boxes of every pass are in input pixels."""
+    trained range); a half pass under 160 px is skipped; boxes of every pass are in input pixels.
+    The default's enlarged pass (1.25) runs only while the enlarged image fits ``zoom_limit``
+    (1024 px): not on a 1280 x 720 frame (960 px after ``max_side``, 1200 enlarged)."""
     d = Detector()
     seen: list[tuple[int, int]] = []
 
@@ -157,9 +159,58 @@ def test_pyramid_runs_a_half_size_pass_for_large_cards(monkeypatch: pytest.Monke
     assert np.allclose((boxes[:, 0] + boxes[:, 2]) / 2, 640, atol=2)
     seen.clear()
     d.corners(np.zeros((200, 300, 3), np.uint8))
-    assert seen == [(200, 300)]  # the half pass would be 150 px: skipped
+    assert seen == [(250, 375), (200, 300)]  # enlarged 1.25; the half pass would be 150 px
     with pytest.raises(ValueError, match="pyramid"):
         Detector(pyramid=(1.0, 0.0))
+
+
+def test_zoom_limit_bounds_the_enlarged_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An enlarging pass is left out when its image would exceed ``zoom_limit``, unless it is
+    the only pass; ``zoom_limit=None`` always runs it (enrolment and the table pipeline)."""
+    seen: list[tuple[int, int]] = []
+
+    def fake(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        seen.append(img.shape[:2])
+        return np.zeros((0, 4)), np.zeros(0)
+
+    frame = np.zeros((416, 416, 3), np.uint8)
+    for kw, want in [
+        ({"pyramid": (1.25, 1.0), "zoom_limit": 1024}, [(520, 520), (416, 416)]),
+        ({"pyramid": (1.25, 1.0), "zoom_limit": 500}, [(416, 416)]),
+        ({"pyramid": (1.25, 1.0), "zoom_limit": None}, [(520, 520), (416, 416)]),
+        ({"pyramid": (1.5,), "zoom_limit": 500}, [(624, 624)]),  # the only pass: runs
+    ]:
+        d = Detector(**kw)  # type: ignore[arg-type]
+        monkeypatch.setattr(d, "_run_det", fake)
+        seen.clear()
+        d.corners(frame)
+        assert seen == want, kw
+    with pytest.raises(ValueError, match="zoom_limit"):
+        Detector(zoom_limit=8)
+
+
+def test_the_enlarged_pass_keeps_only_small_boxes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With other passes beside it, an enlarging pass keeps the boxes under ``zoom_box`` px at
+    the working size (small indices; the larger ones the working pass finds); alone, or with
+    ``zoom_box=None``, it keeps all."""
+
+    def fake(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # one box 20 px and one 40 px long in whatever the pass sees, far apart
+        return np.array([[10, 10, 30, 18], [200, 200, 240, 216]], float), np.array([0.9, 0.8])
+
+    frame = np.zeros((416, 416, 3), np.uint8)
+    for kw, want in [
+        # 1.25 pass: 16 px and 32 px at the working size; the 1.0 pass: 20 and 40
+        ({"pyramid": (1.25, 1.0)}, [16, 20, 40]),
+        ({"pyramid": (1.25, 1.0), "zoom_box": None}, [16, 20, 32, 40]),
+        ({"pyramid": (1.25,)}, [16, 32]),
+    ]:
+        d = Detector(**kw)  # type: ignore[arg-type]
+        monkeypatch.setattr(d, "_run_det", fake)
+        boxes, _ = d.corners(frame)
+        assert sorted(round(float(x)) for x in boxes[:, 2] - boxes[:, 0]) == want, kw
+    with pytest.raises(ValueError, match="zoom_box"):
+        Detector(zoom_box=0)
 
 
 def test_an_enlarging_pass_reports_boxes_in_input_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
