@@ -3,7 +3,7 @@
 Prints one JSON line per figure. The frame is a real-edje webcam photo (960x540) scaled to
 1280x720 when ../shared is there, else a synthetic frame with card-like rectangles.
 Usage: python bench/detector.py [--model models/card-corners.onnx] [--runs 30] [--threads 2]
-       [--max-side 960] [--pyramid 1.25,1,0.5]
+       [--max-side 960] [--pyramid 1.25,1,0.5] [--rotations 4]
 """
 
 from __future__ import annotations
@@ -55,9 +55,16 @@ def main() -> None:
         help="detector passes (vision detect's default; the 1.25 pass runs only while the "
         "enlarged frame fits 1024 px, so not on a 1280x720 frame)",
     )
+    ap.add_argument("--rotations", type=int, default=4, choices=(1, 2, 4))
     args = ap.parse_args()
     pyramid = tuple(float(f) for f in args.pyramid.split(","))
-    det = Detector(args.model, threads=args.threads, max_side=args.max_side, pyramid=pyramid)
+    det = Detector(
+        args.model,
+        threads=args.threads,
+        max_side=args.max_side,
+        pyramid=pyramid,
+        rotations=args.rotations,
+    )
     img, source = frame()
     for _ in range(3):
         det.detect(img)
@@ -80,6 +87,7 @@ def main() -> None:
         "threads": args.threads,
         "max_side": args.max_side,
         "pyramid": list(pyramid),
+        "rotations": args.rotations,
         "runs": args.runs,
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "date": time.strftime("%Y-%m-%d"),
