@@ -3,7 +3,7 @@
 Prints one JSON line per figure. The frame is a real-edje webcam photo (960x540) scaled to
 1280x720 when ../shared is there, else a synthetic frame with card-like rectangles.
 Usage: python bench/detector.py [--model models/card-corners.onnx] [--runs 30] [--threads 2]
-       [--max-side 960] [--pyramid 1.25,1,0.5] [--rotations 4]
+       [--max-side 960] [--pyramid 1.25,1,0.5] [--rotations 4] [--min-score 0.2]
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ def main() -> None:
         "enlarged frame fits 1024 px, so not on a 1280x720 frame)",
     )
     ap.add_argument("--rotations", type=int, default=4, choices=(1, 2, 4))
+    ap.add_argument("--min-score", type=float, default=0.2, help="vision detect's default")
     args = ap.parse_args()
     pyramid = tuple(float(f) for f in args.pyramid.split(","))
     det = Detector(
@@ -64,6 +65,7 @@ def main() -> None:
         max_side=args.max_side,
         pyramid=pyramid,
         rotations=args.rotations,
+        min_score=args.min_score,
     )
     img, source = frame()
     for _ in range(3):
@@ -88,6 +90,7 @@ def main() -> None:
         "max_side": args.max_side,
         "pyramid": list(pyramid),
         "rotations": args.rotations,
+        "min_score": args.min_score,
         "runs": args.runs,
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "date": time.strftime("%Y-%m-%d"),

@@ -513,7 +513,13 @@ def enrolment_detector(
     from vision.detector import Detector
 
     return Detector(
-        model, classifier, pyramid=(1.0, 1.5), zoom_limit=None, zoom_box=None, rotations=4
+        model,
+        classifier,
+        pyramid=(1.0, 1.5),
+        zoom_limit=None,
+        zoom_box=None,
+        rotations=4,
+        min_score=0.0,
     )
 
 

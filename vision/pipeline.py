@@ -132,6 +132,7 @@ PIPELINE_DETECTOR: dict[str, Any] = {
     "pyramid": (1.5,),
     "zoom_limit": None,
     "zoom_box": None,
+    "min_score": 0.0,
     "conf": 0.15,
     "rotations": 4,
     "joker_conf": 0.02,

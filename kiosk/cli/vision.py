@@ -53,6 +53,13 @@ def register(subparsers: Any) -> None:
         help="an enlarging pass (factor above 1) runs only while the enlarged image's long side "
         "is at most this many pixels; 0: always (default 1024, one tile)",
     )
+    d.add_argument(
+        "--min-score",
+        type=float,
+        default=0.2,
+        help="report a corner only when its score (corner score x the classifier's probability "
+        "of its card) is at least this (default 0.2; 0 reports every corner over --conf)",
+    )
     d.set_defaults(handler=_detect)
 
     e = subs.add_parser(
@@ -95,6 +102,8 @@ def _detect(args: argparse.Namespace) -> int:
 
     if not 0.0 <= args.conf <= 1.0:
         raise ValueError(f"--conf {args.conf}: must lie between 0 and 1")
+    if not 0.0 <= args.min_score <= 1.0:
+        raise ValueError(f"--min-score {args.min_score}: must lie between 0 and 1")
     if args.max_side < 32 or args.tile < 64:
         raise ValueError("--max-side must be >= 32 and --tile >= 64")
     if args.zoom_limit != 0 and args.zoom_limit < 32:
@@ -114,6 +123,7 @@ def _detect(args: argparse.Namespace) -> int:
         pyramid=pyramid,
         zoom_limit=args.zoom_limit or None,
         rotations=args.rotations,
+        min_score=args.min_score,
     )
     failed = 0
     for path in args.images:

@@ -70,3 +70,5 @@ def test_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--pyramid" in capsys.readouterr().err
     assert main(["vision", "detect", str(SAMPLE), "--zoom-limit", "5"]) == 2
     assert "--zoom-limit" in capsys.readouterr().err
+    assert main(["vision", "detect", str(SAMPLE), "--min-score", "2"]) == 2
+    assert "--min-score" in capsys.readouterr().err

@@ -372,7 +372,8 @@ def test_a_joker_under_the_corner_floor_is_kept_weak_when_asked(
 ) -> None:
     """``joker_conf``: a corner the corner stage scored under ``conf`` is kept when the
     classifier calls it a joker (marked ``weak``, scored corner ** joker_power x probability);
-    any other card under ``conf`` is not, and by default nothing under ``conf`` is."""
+    any other card under ``conf`` is not, and by default nothing under ``conf`` is (with
+    ``min_score`` 0, as the table pipeline)."""
     names = Detector().class_names
     img = np.full((64, 64, 3), 255, np.uint8)
     boxes = np.array([[4, 4, 14, 20], [30, 4, 40, 20], [4, 30, 14, 46]], np.float32)
@@ -388,7 +389,7 @@ def test_a_joker_under_the_corner_floor_is_kept_weak_when_asked(
     def fixed(image: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return fake[: len(b)], fake[: len(b)].max(1)
 
-    d = Detector(conf=0.15, joker_conf=0.02, joker_power=0.25)
+    d = Detector(conf=0.15, joker_conf=0.02, joker_power=0.25, min_score=0.0)
     monkeypatch.setattr(d, "_classify", fixed)
     got = {x.card: x for x in d.label(img, boxes, scores)}
     assert set(got) == {"SB", "HA"}
@@ -402,11 +403,11 @@ def test_a_joker_under_the_corner_floor_is_kept_weak_when_asked(
     # ``joker_weak_below``: a joker corner just over ``conf`` (0.2) is weak too, and scores
     # like one (0.2 x 0.9 would fall under the weak joker's 0.05 ** 0.25 x 0.9)
     scores = np.array([0.2, 0.05, 0.6], np.float32)
-    d = Detector(conf=0.15, joker_conf=0.02, joker_power=0.25, joker_weak_below=0.3)
+    d = Detector(conf=0.15, joker_conf=0.02, joker_power=0.25, joker_weak_below=0.3, min_score=0.0)
     monkeypatch.setattr(d, "_classify", fixed)
     got = {x.card: x for x in d.label(img, boxes, scores)}
     assert got["SB"].weak and got["SB"].score == pytest.approx(0.2**0.25 * 0.9, rel=1e-4)
-    d = Detector(conf=0.15, joker_conf=0.02, joker_power=0.25)
+    d = Detector(conf=0.15, joker_conf=0.02, joker_power=0.25, min_score=0.0)
     monkeypatch.setattr(d, "_classify", fixed)
     got = {x.card: x for x in d.label(img, boxes, scores)}
     assert not got["SB"].weak and got["SB"].score == pytest.approx(0.2 * 0.9, rel=1e-4)
@@ -463,3 +464,56 @@ def test_the_classifier_crop_comes_from_its_metadata(tmp_path: Path) -> None:
 def test_a_classifier_with_a_bad_crop_expand_is_refused(tmp_path: Path, value: str) -> None:
     with pytest.raises(ModelError, match=r"card-classes.onnx: metadata crop_expand"):
         Detector(_classifier_with(tmp_path, value))
+
+
+def test_min_score_drops_corners_the_classifier_is_unsure_of(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A corner is reported only when corner score x class probability reaches ``min_score``
+    (default 0.2, ``vision detect``); the table pipeline and enrolment keep every corner over
+    ``conf`` (min_score 0), their tracker having floors of its own."""
+    from vision.enrol import enrolment_detector
+    from vision.pipeline import PIPELINE_DETECTOR
+
+    d = Detector()
+    names = d.class_names
+    probs = np.zeros((3, len(names)), np.float32)
+    probs[0, names.index("H5")] = 0.9  # 0.8 x 0.9 = 0.72: kept
+    probs[0, names.index("D5")] = 0.1
+    probs[1, names.index("C9")] = 0.4  # 0.45 x 0.4 = 0.18: under 0.2
+    probs[1, names.index("S9")] = 0.35
+    probs[1, names.index("none")] = 0.25
+    probs[2, names.index("SA")] = 0.6  # 0.35 x 0.6 = 0.21: kept
+    probs[2, names.index("CA")] = 0.4
+    boxes = np.array([[0, 0, 10, 20], [50, 50, 60, 70], [100, 100, 110, 120]], float)
+    scores = np.array([0.8, 0.45, 0.35])
+
+    def fake(image: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return probs, probs.max(axis=1)
+
+    img = np.zeros((200, 200, 3), np.uint8)
+    for det, want in [
+        (d, ["H5", "SA"]),
+        (Detector(min_score=0.0), ["H5", "SA", "C9"]),
+        (Detector(min_score=0.5), ["H5"]),
+    ]:
+        monkeypatch.setattr(det, "_classify", fake)
+        assert [x.card for x in det.label(img, boxes, scores)] == want, det.min_score
+    assert PIPELINE_DETECTOR["min_score"] == 0.0
+    assert enrolment_detector().min_score == 0.0
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ValueError, match="min_score"):
+            Detector(min_score=bad)
+
+
+def test_a_lowered_conf_reaches_the_corner_stage() -> None:
+    """``guandan train eval`` lowers ``conf`` to 0.001 for its average precision; the corner
+    stage must then return the low-scored corners too (until 2026-12-01 it kept its floor from
+    construction, 0.3, and the AP was computed on a curve cut at 0.3)."""
+    img, _ = _samples()[0]
+    d = Detector()
+    _, sure = d.corners(img)
+    assert len(sure) and sure.min() >= 0.3
+    d.conf = 0.001
+    _, scores = d.corners(img)
+    assert len(scores) > len(sure) and scores.min() < 0.3
