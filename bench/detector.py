@@ -23,7 +23,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.detector import DEFAULT_MODEL, Detector  # noqa: E402
+from vision.detector import (  # noqa: E402
+    DEFAULT_MIN_SCORE,
+    DEFAULT_MODEL,
+    DEFAULT_PYRAMID,
+    DEFAULT_ROTATIONS,
+    Detector,
+)
 
 REAL = ROOT.parent / "shared" / "datasets" / "real-edje" / "images"
 
@@ -51,12 +57,12 @@ def main() -> None:
     ap.add_argument("--max-side", type=int, default=960)
     ap.add_argument(
         "--pyramid",
-        default="1.25,1,0.5",
+        default=",".join(f"{f:g}" for f in DEFAULT_PYRAMID),
         help="detector passes (vision detect's default; the 1.25 pass runs only while the "
         "enlarged frame fits 1024 px, so not on a 1280x720 frame)",
     )
-    ap.add_argument("--rotations", type=int, default=4, choices=(1, 2, 4))
-    ap.add_argument("--min-score", type=float, default=0.2, help="vision detect's default")
+    ap.add_argument("--rotations", type=int, default=DEFAULT_ROTATIONS, choices=(1, 2, 4))
+    ap.add_argument("--min-score", type=float, default=DEFAULT_MIN_SCORE)
     args = ap.parse_args()
     pyramid = tuple(float(f) for f in args.pyramid.split(","))
     det = Detector(
