@@ -39,7 +39,7 @@ def test_scene_is_a_pure_function_of_its_seed(decks: list[Deck]) -> None:
 
 
 def test_labels_lie_in_the_image_and_show_ink(decks: list[Deck]) -> None:
-    labelled = 0
+    labelled = paired = 0
     for seed in range(6):
         s = render_scene(decks, seed, 256)
         assert s.image.shape == (256, 256, 3)
@@ -52,7 +52,15 @@ def test_labels_lie_in_the_image_and_show_ink(decks: list[Deck]) -> None:
                 labelled += 1
                 patch = s.image[int(y1) : int(y2) + 1, int(x1) : int(x2) + 1]
                 assert patch.std() > 3, "a labelled index must not be a flat patch"
+        # the two corners of one card share its instance number (analysis of corner pairs)
+        by_card: dict[int, list[str]] = {}
+        for c in s.corners:
+            assert c.instance >= 0
+            by_card.setdefault(c.instance, []).append(c.card)
+        assert all(len(v) <= 2 and len(set(v)) == 1 for v in by_card.values())
+        paired += sum(len(v) == 2 for v in by_card.values())
     assert labelled > 10
+    assert paired > 3
 
 
 GUYENNE = Path("/usr/share/aisleriot/cards/guyenne-classic.svgz")
@@ -89,6 +97,7 @@ def test_court_cards_without_an_index_get_no_label(tmp_path: Path) -> None:
         ignored += meta["ignored"]
     assert labelled and apart
     assert all(str(c["card"])[1] not in "JQK" for c in labelled)
+    assert all(isinstance(c["n"], int) for c in labelled)  # which card of the scene
     assert all(str(c["card"])[1] in "JQK" for c in apart)
     assert all(c["box"] in ignored for c in apart)
     # the evaluation leaves them out by default and can count them the old way

@@ -68,7 +68,9 @@ def _one(args: tuple[str, int, str, Path, int, list[str] | None]) -> None:
             f"0 {(x1 + x2) / 2 / size:.6f} {(y1 + y2) / 2 / size:.6f} "
             f"{(x2 - x1) / size:.6f} {(y2 - y1) / size:.6f}"
         )
-        meta.append({"card": c.card, "box": [round(v, 2) for v in c.box], "deck": c.deck})
+        meta.append(
+            {"card": c.card, "box": [round(v, 2) for v in c.box], "deck": c.deck, "n": c.instance}
+        )
     (out / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
     record = {
         "seed": seed,

@@ -34,6 +34,7 @@ class Corner:
     quad: np.ndarray = field(repr=False)  # 4x2 corners of the index box in output pixels
     deck: str = ""  # the design the card comes from
     has_index: bool = True  # False: the design prints no index there (decks.NO_INDEX)
+    instance: int = -1  # which card of the scene (its two corners share it)
 
 
 @dataclass
@@ -304,7 +305,9 @@ def render_scene(decks: list[Deck], seed: int, size: int = 416) -> Scene:
             if pc.card is None:
                 continue
             box = (float(ix1), float(iy1), float(ix2), float(iy2))
-            corners.append(Corner(pc.card, box, vis, q, pc.deck.name, pc.deck.has_index(pc.card)))
+            corners.append(
+                Corner(pc.card, box, vis, q, pc.deck.name, pc.deck.has_index(pc.card), i)
+            )
 
     # distractor boxes: index-sized boxes on card bodies (pips, art), backs and the table
     distractors: list[tuple[float, float, float, float]] = []
