@@ -130,6 +130,25 @@ class CachedDetector:
         tmp.replace(self.path)
 
 
+def cache_tag(det: object, deck_profile: object | None) -> str:
+    """What a detector cache's answers depend on: the detector and classifier files, the deck
+    profile, and the detector's own code and settings; any change there makes another cache
+    (the corner detector file since 2026-12-02: an int8 copy put in its place had reused the
+    float model's answers)."""
+    from vision import crops, enrol, suits
+    from vision import detector as detector_module
+    from vision.pipeline import PIPELINE_DETECTOR
+
+    key = hashlib.sha256(str(det.classifier_id).encode())  # type: ignore[attr-defined]
+    key.update(Path(det.model_path).read_bytes())  # type: ignore[attr-defined]
+    key.update(json.dumps(PIPELINE_DETECTOR, sort_keys=True, default=str).encode())
+    for mod in (detector_module, crops, enrol, suits):
+        key.update(Path(str(mod.__file__)).read_bytes())
+    if deck_profile is not None:
+        key.update(json.dumps(deck_profile.to_json(), sort_keys=True).encode())  # type: ignore[attr-defined]
+    return key.hexdigest()[:16]
+
+
 def game(
     seed: int,
     deals: int,
@@ -170,19 +189,7 @@ def game(
         from vision.pipeline import resolve_detector
 
         det = resolve_detector(detector, out, deck_profile)
-        # the answers depend on the classifier, the deck profile and the detector's own code
-        # and settings: any change there makes another cache
-        from vision import crops, enrol, suits
-        from vision import detector as detector_module
-        from vision.pipeline import PIPELINE_DETECTOR
-
-        key = hashlib.sha256(str(det.classifier_id).encode())
-        key.update(json.dumps(PIPELINE_DETECTOR, sort_keys=True, default=str).encode())
-        for mod in (detector_module, crops, enrol, suits):
-            key.update(Path(str(mod.__file__)).read_bytes())
-        if deck_profile is not None:
-            key.update(json.dumps(deck_profile.to_json(), sort_keys=True).encode())  # type: ignore[attr-defined]
-        tag = key.hexdigest()[:16]
+        tag = cache_tag(det, deck_profile)
         cached = CachedDetector(det, out.with_suffix(f".dets-{tag}.pkl"))
         res = replay(out, profile=prof, detector=cached)
         cached.save()

@@ -47,3 +47,22 @@ def test_answers_are_kept_by_their_pixels_and_survive_a_reload(tmp_path: Path) -
     cached.save()
     again = bench.CachedDetector(Counting(), path)
     assert again.detect(a) == first and (again.hits, again.misses) == (1, 0)
+
+
+def test_the_cache_tag_follows_the_detector_file(tmp_path: Path) -> None:
+    """Another corner detector file in the same place (an int8 copy) makes another cache; the
+    same bytes elsewhere, or another look at the same file, the same one."""
+    from types import SimpleNamespace
+
+    bench = _bench()
+    model = tmp_path / "card-corners.onnx"
+    model.write_bytes(b"float model")
+    det = SimpleNamespace(classifier_id="abc", model_path=model)
+    tag = bench.cache_tag(det, None)
+    assert bench.cache_tag(det, None) == tag
+    elsewhere = tmp_path / "copy.onnx"
+    elsewhere.write_bytes(b"float model")
+    assert bench.cache_tag(SimpleNamespace(classifier_id="abc", model_path=elsewhere), None) == tag
+    model.write_bytes(b"int8 model")
+    assert bench.cache_tag(det, None) != tag
+    assert bench.cache_tag(SimpleNamespace(classifier_id="abd", model_path=elsewhere), None) != tag
