@@ -133,7 +133,7 @@ class CachedDetector:
 def cache_tag(det: object, deck_profile: object | None) -> str:
     """What a detector cache's answers depend on: the detector and classifier files, the deck
     profile, and the detector's own code and settings; any change there makes another cache
-    (the corner detector file since 2026-12-02: an int8 copy put in its place had reused the
+    (the corner detector file since 2026-12-02: an int8 copy put in its place would have reused the
     float model's answers)."""
     from vision import crops, enrol, suits
     from vision import detector as detector_module
