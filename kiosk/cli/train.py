@@ -1,9 +1,10 @@
 """``guandan train ...``: the detector's training recipe (needs the ``train`` extra).
 
 Steps: ``decks`` (render card faces), ``data`` (synthetic scenes + crops), ``detector``,
-``classifier``, ``export`` (ONNX into models/); ``all`` runs these in order; ``eval``
-measures. Every
-step is resumable: rerunning continues where it stopped.
+``classifier``, ``export`` (ONNX into models/; the corner detector quantised to int8 unless the
+config's ``[export] quantize`` is false); ``all`` runs these in order; ``quantize`` redoes
+only the int8 copy from the float export; ``eval`` measures. Every step is resumable:
+rerunning continues where it stopped.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-STEPS = ("decks", "data", "detector", "classifier", "export", "eval", "all")
+STEPS = ("decks", "data", "detector", "classifier", "export", "quantize", "eval", "all")
 
 
 def register(subparsers: Any) -> None:
@@ -114,8 +115,20 @@ def _train(args: argparse.Namespace) -> int:
         for w in (det_w, cls_w):
             if not w.exists():
                 raise FileNotFoundError(f"{w} missing: run the detector and classifier steps first")
-        export_detector(cfg, det_w, exp / str(cfg.section("export")["detector"]))
+        det_out = exp / str(cfg.section("export")["detector"])
+        export_detector(cfg, det_w, _float_detector(cfg) if _quantizes(cfg) else det_out)
         export_classifier(cfg, cls_w, exp / str(cfg.section("export")["classifier"]))
+    if step in ("quantize", "export", "all") and (_quantizes(cfg) or step == "quantize"):
+        from vision.train.quantize import calibration_images, quantize_detector
+
+        n = int(cfg.section("export").get("calibration_scenes", 256))
+        if n < 1:
+            raise ValueError(f"[export] calibration_scenes = {n}: at least 1 scene expected")
+        quantize_detector(
+            _float_detector(cfg),
+            cfg.path("export", "dir") / str(cfg.section("export")["detector"]),
+            calibration_images(cfg.path("data", "scenes"), n),
+        )
     if step == "eval":
         import json
 
@@ -135,3 +148,17 @@ def _train(args: argparse.Namespace) -> int:
         if (REAL_DIR / "train_labels.csv").exists():
             print(json.dumps({"eval": "real_edje", **eval_real(det, limit=args.limit)}))
     return 0
+
+
+def _quantizes(cfg: Any) -> bool:
+    """Whether the recipe ships the corner detector quantised (``[export] quantize``, default
+    true; models/README.md has the figures of both)."""
+    q = cfg.section("export").get("quantize", True)
+    if not isinstance(q, bool):
+        raise ValueError(f"[export] quantize = {q!r}: true or false expected")
+    return q
+
+
+def _float_detector(cfg: Any) -> Path:
+    """Where the float corner detector is exported when the shipped one is its int8 copy."""
+    return cfg.path("detector", "run_dir") / "card-corners-fp32.onnx"

@@ -63,6 +63,13 @@ classifier = "card-classes.onnx"
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     models = tmp_path / "models"
     assert (models / "card-corners.onnx").stat().st_size > 1_000_000
+    # the shipped corner detector is the int8 copy of the float export, calibrated on the
+    # smoke's own training scenes (vision/train/quantize.py)
+    from vision.train.quantize import is_quantized
+
+    fp32 = tmp_path / "runs" / "detector" / "card-corners-fp32.onnx"
+    assert is_quantized(models / "card-corners.onnx") and not is_quantized(fp32)
+    assert "quantize: card-corners-fp32.onnx" in run.stdout
     assert (tmp_path / "runs" / "detector" / "weights" / "last.pt").exists()
     assert (tmp_path / "runs" / "classifier" / "last.pt").exists()
     with np.load(tmp_path / "scenes" / "corners_random.npz") as rand:  # randomised decks
