@@ -1,10 +1,11 @@
 """``guandan train ...``: the detector's training recipe (needs the ``train`` extra).
 
 Steps: ``decks`` (render card faces), ``data`` (synthetic scenes + crops), ``detector``,
-``classifier``, ``export`` (ONNX into models/; the corner detector quantised to int8 unless the
-config's ``[export] quantize`` is false); ``all`` runs these in order; ``quantize`` redoes
-only the int8 copy from the float export; ``eval`` measures. Every step is resumable:
-rerunning continues where it stopped.
+``classifier``, ``export`` (ONNX into models/; the corner detector quantised to int8 when the
+config's ``[export] quantize`` is true); ``all`` runs these in order; ``quantize`` makes only
+the int8 copy from the float export (with ``quantize`` false: from the exported file, into the
+detector run folder as ``card-corners-int8.onnx``, to measure); ``eval`` measures. Every step
+is resumable: rerunning continues where it stopped.
 """
 
 from __future__ import annotations
@@ -118,17 +119,20 @@ def _train(args: argparse.Namespace) -> int:
         det_out = exp / str(cfg.section("export")["detector"])
         export_detector(cfg, det_w, _float_detector(cfg) if _quantizes(cfg) else det_out)
         export_classifier(cfg, cls_w, exp / str(cfg.section("export")["classifier"]))
-    if step in ("quantize", "export", "all") and (_quantizes(cfg) or step == "quantize"):
+    if step == "quantize" or (step in ("export", "all") and _quantizes(cfg)):
         from vision.train.quantize import calibration_images, quantize_detector
 
         n = int(cfg.section("export").get("calibration_scenes", 256))
         if n < 1:
             raise ValueError(f"[export] calibration_scenes = {n}: at least 1 scene expected")
-        quantize_detector(
-            _float_detector(cfg),
-            cfg.path("export", "dir") / str(cfg.section("export")["detector"]),
-            calibration_images(cfg.path("data", "scenes"), n),
+        shipped = cfg.path("export", "dir") / str(cfg.section("export")["detector"])
+        # quantize on: the int8 copy is what ships; off: it is made beside the run, to measure
+        src, dst = (
+            (_float_detector(cfg), shipped)
+            if _quantizes(cfg)
+            else (shipped, cfg.path("detector", "run_dir") / "card-corners-int8.onnx")
         )
+        quantize_detector(src, dst, calibration_images(cfg.path("data", "scenes"), n))
     if step == "eval":
         import json
 
@@ -152,8 +156,8 @@ def _train(args: argparse.Namespace) -> int:
 
 def _quantizes(cfg: Any) -> bool:
     """Whether the recipe ships the corner detector quantised (``[export] quantize``, default
-    true; models/README.md has the figures of both)."""
-    q = cfg.section("export").get("quantize", True)
+    false; models/README.md has the figures of both)."""
+    q = cfg.section("export").get("quantize", False)
     if not isinstance(q, bool):
         raise ValueError(f"[export] quantize = {q!r}: true or false expected")
     return q
