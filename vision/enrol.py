@@ -429,11 +429,19 @@ def _mix(logp: np.ndarray, sim: np.ndarray, beta: float, weight: float) -> np.nd
 
 #: the weights ``choose_weight`` tries (0: the classifier alone)
 WEIGHTS = (0.0, 0.5, 1.0, 2.0, 4.0, math.inf)
-#: the share of enrolment corners the prototypes must name right beyond the classifier alone
-#: before they count at all. A deck is ~100 corners; on the bench tables (2026-11-30) the decks
-#: the classifier reads well gained 1-3 corners at some weight (noise: proc-serif at weight 2
-#: then lost 7 of 52 plays on seed 9410), plastic gained 10-18.
-MIN_GAIN = 0.05
+#: how much likelier (mean log-probability of each enrolment corner's right card, leave-one-out,
+#: in nats) the prototypes must make the right cards before they count at all. A count of
+#: corners named right was the test until 2026-12-02 (at least 5 % more): with ~100 corners it
+#: flipped on a few of them (plastic table 9807 got weight 0 at a gain of 4 corners, and 9802
+#: read with an int8 detector at a gain of 2, losing 12 of 50 plays), while the likelihood
+#: parts the decks widely: on the 30 bench tables the classifier alone gave plastic's right
+#: cards -0.93 to -1.01 and the prototypes 0.59 to 0.66 more; every other table had -0.08 to
+#: -0.28 alone and 0.03 to 0.22 to gain (sharper, not other readings; weight 2 on proc-serif
+#: lost 7 of 52 plays on seed 9410, 2026-11-30). The floor sits midway.
+MIN_LL_GAIN = 0.4
+#: log-probability floor per corner in that mean (one corner the classifier is sure is another
+#: card must not outweigh the rest)
+LL_FLOOR = math.log(1e-3)
 
 
 def choose_weight(
@@ -441,10 +449,12 @@ def choose_weight(
 ) -> tuple[float, dict[float, float]]:
     """Leave-one-out on the enrolment corners: each corner is named with the prototypes made
     without it (its card's prototype from the card's other corners; corners of a card seen once
-    are not scored) at each weight in ``WEIGHTS``; the weight with the most right, the smallest
-    on a tie; 0 unless that beats the classifier alone by ``MIN_GAIN``. ``logp``: the
-    classifier's log-probabilities of the enrolled cards (N x k), ``labels``: each corner's card
-    index in 0..k-1. Returns the weight and the accuracy per weight."""
+    are not scored) at each weight in ``WEIGHTS``. The weight is the one under which the right
+    cards are likeliest (mean log-probability, each corner's floored at ``LL_FLOOR``; the
+    smallest weight on a tie), and 0 unless that beats the classifier alone by
+    ``MIN_LL_GAIN``. ``logp``: the classifier's log-probabilities of the enrolled cards (N x k),
+    ``labels``: each corner's card index in 0..k-1. Returns the weight and, per weight, the
+    share of corners named right (what the enrolment log shows)."""
     k = logp.shape[1]
     f = feats / (np.linalg.norm(feats, axis=1, keepdims=True) + 1e-9)
     sums = np.zeros((k, f.shape[1]))
@@ -461,12 +471,15 @@ def choose_weight(
         protos = unit.copy()
         protos[labels[i]] = own / (np.linalg.norm(own) + 1e-9)
         sims[r] = protos @ f[i]
-    acc = {}
+    acc, ll = {}, {}
     for w in WEIGHTS:
-        pred = _mix(logp[rows], sims, beta, w).argmax(axis=1)
-        acc[w] = float((pred == labels[rows]).mean())
-    best = max(WEIGHTS, key=lambda w: (acc[w], -w))
-    return (best if acc[best] >= acc[0.0] + MIN_GAIN else 0.0), acc
+        score = _mix(logp[rows], sims, beta, w)
+        acc[w] = float((score.argmax(axis=1) == labels[rows]).mean())
+        score = score - score.max(axis=1, keepdims=True)
+        score = score - np.log(np.exp(score).sum(axis=1, keepdims=True))
+        ll[w] = float(np.maximum(score[np.arange(len(rows)), labels[rows]], LL_FLOOR).mean())
+    best = max(WEIGHTS, key=lambda w: (round(ll[w], 9), -w))
+    return (best if ll[best] >= ll[0.0] + MIN_LL_GAIN else 0.0), acc
 
 
 def assign_ranks(

@@ -94,6 +94,24 @@ def test_classifier_alone_when_the_prototypes_gain_little() -> None:
     assert acc[math.inf] == 1.0 and acc[0.0] == pytest.approx(39 / 40) and w == 0.0
 
 
+def test_prototypes_count_when_they_make_the_right_cards_much_likelier() -> None:
+    """The test is how likely the right cards are, not how many corners are named right: a
+    deck the classifier names right but unsurely (plastic's clubs and spades: a count of a few
+    corners flipped the choice, 2026-12-02) gets the prototypes though no more are named right."""
+    rng = np.random.default_rng(7)
+    feats, labels = corners(rng, 10, 0.3)
+    logp = np.log(np.full((len(labels), 4), 0.2))
+    logp[np.arange(len(labels)), labels] = np.log(0.4)  # right, but barely
+    w, acc = choose_weight(logp, feats, labels)
+    assert acc[0.0] == 1.0 == acc[w] and w > 0
+    # a classifier a little unsure of a deck it names right keeps it alone (the bench's
+    # well-read tables: at most 0.14 nats to gain)
+    logp = np.log(np.full((len(labels), 4), 0.04))
+    logp[np.arange(len(labels)), labels] = np.log(0.88)
+    w, _ = choose_weight(logp, feats, labels)
+    assert w == 0.0
+
+
 def test_classifier_alone_when_it_reads_the_deck_better() -> None:
     rng = np.random.default_rng(4)
     feats, labels = corners(rng, 2, 3.0)  # embeddings that barely tell the cards apart
