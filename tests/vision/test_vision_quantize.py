@@ -144,3 +144,27 @@ def test_bad_inputs_name_what_is_wrong(tmp_path: Path) -> None:
     with pytest.raises(QuantizeError, match="bad.jpg: not a readable image"):
         quantize_detector(fp32, tmp_path / "x.onnx", [bad])
     assert not (tmp_path / "x.onnx").exists()
+
+
+def test_train_quantize_step_errors_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``guandan train quantize``: a config that lacks a path, a quantize flag that is no bool,
+    a scenes folder without training scenes: each one line naming what to mend."""
+    pytest.importorskip("torch", reason="the train command needs the train extra")
+    from kiosk.cli import main
+
+    def run(export: str, data: str = f'scenes = "{tmp_path / "none"}"') -> str:
+        cfg = tmp_path / "t.toml"
+        cfg.write_text(
+            f'[data]\n{data}\n[detector]\nrun_dir = "{tmp_path / "runs"}"\n[classifier]\n'
+            f'[export]\ndir = "{tmp_path}"\ndetector = "card-corners.onnx"\n{export}\n'
+        )
+        assert main(["train", "quantize", "--config", str(cfg)]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1, err
+        return err
+
+    assert "quantize = 'yes': true or false expected" in run('quantize = "yes"')
+    assert "lacks scenes in [data]" in run("quantize = true", data="")
+    assert "run `guandan train data` first" in run("quantize = false")

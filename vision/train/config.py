@@ -24,7 +24,10 @@ class TrainConfig:
         return sec
 
     def path(self, section: str, key: str) -> Path:
-        p = Path(str(self.section(section)[key]))
+        sec = self.section(section)
+        if key not in sec:
+            raise ConfigError(f"training config lacks {key} in [{section}] (see models/train.toml)")
+        p = Path(str(sec[key]))
         return p if p.is_absolute() else self.root / p
 
     @property
