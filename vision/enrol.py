@@ -596,7 +596,7 @@ def enrol(
         tried = ", ".join(f"{w:g}: {a:.3f}" for w, a in acc.items())
         log(
             f"{len(corners)} corners of {len(cards)} cards; leave-one-out right ({tried}) -> "
-            f"weight {weight:g}"
+            f"weight {weight:g} (chosen on the right cards' likelihood)"
         )
     suits = SuitTemplates()
     for (card, _, _), pic in zip(corners, pictures, strict=True):
