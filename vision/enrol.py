@@ -421,10 +421,14 @@ class DeckProfile:
 def _mix(logp: np.ndarray, sim: np.ndarray, beta: float, weight: float) -> np.ndarray:
     """Unnormalised log-scores: the classifier's log-probabilities plus ``weight`` x the
     prototypes' log-softmax (only the latter when weight is infinite)."""
-    lq = beta * sim
-    lq = lq - lq.max(axis=1, keepdims=True)
-    lq = lq - np.log(np.exp(lq).sum(axis=1, keepdims=True))
+    lq = _log_softmax(beta * sim)
     return lq if math.isinf(weight) else logp + weight * lq
+
+
+def _log_softmax(x: np.ndarray) -> np.ndarray:
+    """Row-wise log-softmax."""
+    x = x - x.max(axis=1, keepdims=True)
+    return x - np.log(np.exp(x).sum(axis=1, keepdims=True))
 
 
 #: the weights ``choose_weight`` tries (0: the classifier alone)
@@ -475,9 +479,8 @@ def choose_weight(
     for w in WEIGHTS:
         score = _mix(logp[rows], sims, beta, w)
         acc[w] = float((score.argmax(axis=1) == labels[rows]).mean())
-        score = score - score.max(axis=1, keepdims=True)
-        score = score - np.log(np.exp(score).sum(axis=1, keepdims=True))
-        ll[w] = float(np.maximum(score[np.arange(len(rows)), labels[rows]], LL_FLOOR).mean())
+        right = _log_softmax(score)[np.arange(len(rows)), labels[rows]]
+        ll[w] = float(np.maximum(right, LL_FLOOR).mean())
     best = max(WEIGHTS, key=lambda w: (round(ll[w], 9), -w))
     return (best if ll[best] >= ll[0.0] + MIN_LL_GAIN else 0.0), acc
 

@@ -44,7 +44,10 @@ def is_quantized(path: Path) -> bool:
     """True when the ONNX file already holds quantised (QDQ or integer) nodes."""
     import onnx
 
-    model = onnx.load(str(path), load_external_data=False)
+    return _has_quantized_nodes(onnx.load(str(path), load_external_data=False))
+
+
+def _has_quantized_nodes(model: Any) -> bool:
     return any(
         n.op_type in ("QuantizeLinear", "DequantizeLinear", "QLinearConv", "ConvInteger")
         for n in model.graph.node
@@ -93,14 +96,14 @@ def quantize_detector(fp32: Path, out: Path, images: Sequence[Path], log: Any = 
 
     if not fp32.exists():
         raise QuantizeError(f"{fp32}: no float detector to quantise (run `guandan train export`)")
-    if is_quantized(fp32):
+    src = onnx.load(str(fp32))
+    if _has_quantized_nodes(src):
         raise QuantizeError(
             f"{fp32}: already quantised; quantise the float export instead "
             "(the detector run folder's card-corners-fp32.onnx)"
         )
     if not images:
         raise QuantizeError("no calibration images given")
-    src = onnx.load(str(fp32))
     head = [
         n.name
         for n in src.graph.node
