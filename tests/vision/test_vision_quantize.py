@@ -168,3 +168,4 @@ def test_train_quantize_step_errors_are_one_line(
     assert "quantize = 'yes': true or false expected" in run('quantize = "yes"')
     assert "lacks scenes in [data]" in run("quantize = true", data="")
     assert "run `guandan train data` first" in run("quantize = false")
+    assert "calibration_scenes = 0: at least 1" in run("calibration_scenes = 0")
