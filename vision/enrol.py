@@ -49,7 +49,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -64,6 +64,7 @@ __all__ = [
     "COURT_KINDS",
     "SHOT_KINDS",
     "SuitTemplates",
+    "WeightChoice",
     "assign_ranks",
     "choose_weight",
     "classifier_id",
@@ -448,9 +449,36 @@ MIN_LL_GAIN = 0.4
 LL_FLOOR = math.log(1e-3)
 
 
+class WeightChoice(NamedTuple):
+    """What ``choose_weight`` found: the weight, and per weight tried the leave-one-out share of
+    corners named right and the mean log-probability of their right cards (what decides)."""
+
+    weight: float
+    right: dict[float, float]
+    loglik: dict[float, float]
+
+    def gain(self) -> float:
+        """How much likelier (nats) the best weight made the right cards than the classifier
+        alone (nan when no corner could be scored)."""
+        if not self.loglik:
+            return math.nan
+        return max(self.loglik.values()) - self.loglik[0.0]
+
+    def describe(self) -> str:
+        """One line for the enrolment log: per weight, right share and likelihood; the gain."""
+        if not self.loglik:
+            return f"no card seen twice, nothing to leave out -> weight {self.weight:g}"
+        tried = ", ".join(f"{w:g}: {self.right[w]:.3f} / {self.loglik[w]:.2f}" for w in self.right)
+        return (
+            f"leave-one-out right / mean log-likelihood of the right card ({tried}); the "
+            f"prototypes gain {self.gain():.2f} nats (they count from {MIN_LL_GAIN:g}) -> "
+            f"weight {self.weight:g}"
+        )
+
+
 def choose_weight(
     logp: np.ndarray, feats: np.ndarray, labels: np.ndarray, beta: float = BETA
-) -> tuple[float, dict[float, float]]:
+) -> WeightChoice:
     """Leave-one-out on the enrolment corners: each corner is named with the prototypes made
     without it (its card's prototype from the card's other corners; corners of a card seen once
     are not scored) at each weight in ``WEIGHTS``. The weight is the one under which the right
@@ -458,7 +486,7 @@ def choose_weight(
     smallest weight on a tie), and 0 unless that beats the classifier alone by
     ``MIN_LL_GAIN``. ``logp``: the classifier's log-probabilities of the enrolled cards (N x k),
     ``labels``: each corner's card index in 0..k-1. Returns the weight and, per weight, the
-    share of corners named right (what the enrolment log shows)."""
+    share of corners named right and the likelihood (:class:`WeightChoice`)."""
     k = logp.shape[1]
     f = feats / (np.linalg.norm(feats, axis=1, keepdims=True) + 1e-9)
     sums = np.zeros((k, f.shape[1]))
@@ -466,7 +494,7 @@ def choose_weight(
     n = np.bincount(labels, minlength=k)
     scored = n[labels] > 1
     if not scored.any():
-        return 1.0, {}
+        return WeightChoice(1.0, {}, {})
     rows = np.flatnonzero(scored)
     sims = np.empty((len(rows), k))
     unit = sums / (np.linalg.norm(sums, axis=1, keepdims=True) + 1e-9)
@@ -482,7 +510,7 @@ def choose_weight(
         right = _log_softmax(score)[np.arange(len(rows)), labels[rows]]
         ll[w] = float(np.maximum(right, LL_FLOOR).mean())
     best = max(WEIGHTS, key=lambda w: (round(ll[w], 9), -w))
-    return (best if ll[best] >= ll[0.0] + MIN_LL_GAIN else 0.0), acc
+    return WeightChoice(best if ll[best] >= ll[0.0] + MIN_LL_GAIN else 0.0, acc, ll)
 
 
 def assign_ranks(
@@ -594,13 +622,10 @@ def enrol(
     protos = sums / (np.linalg.norm(sums, axis=1, keepdims=True) + 1e-9)
     cols = [names.index(c) for c in cards]
     logp = np.log(np.stack([p[cols] for _, p, _ in corners]) + 1e-12)
-    weight, acc = choose_weight(logp, feats, labels)
+    choice = choose_weight(logp, feats, labels)
+    weight = choice.weight
     if log:
-        tried = ", ".join(f"{w:g}: {a:.3f}" for w, a in acc.items())
-        log(
-            f"{len(corners)} corners of {len(cards)} cards; leave-one-out right ({tried}) -> "
-            f"weight {weight:g} (chosen on the right cards' likelihood)"
-        )
+        log(f"{len(corners)} corners of {len(cards)} cards; {choice.describe()}")
     suits = SuitTemplates()
     for (card, _, _), pic in zip(corners, pictures, strict=True):
         suits.pictures.setdefault(card, []).append(pic)

@@ -15,6 +15,7 @@ import pytest
 from kiosk.cli import main
 from vision.detector import DEFAULT_MODEL, Detector, ModelError
 from vision.enrol import (
+    MIN_LL_GAIN,
     SHOT_KINDS,
     DeckProfile,
     EnrolError,
@@ -76,7 +77,7 @@ def test_prototypes_alone_when_the_classifier_misreads_the_deck() -> None:
     feats, labels = corners(rng, 3, 0.3)
     logp = np.log(np.full((len(labels), 4), 0.02))
     logp[:, 0] = np.log(0.94)  # every corner read as card 0, surely
-    w, acc = choose_weight(logp, feats, labels)
+    w, acc, _ = choose_weight(logp, feats, labels)
     assert acc[0.0] == pytest.approx(0.25)
     assert w > 0 and acc[w] == 1.0 == acc[math.inf]
 
@@ -90,7 +91,7 @@ def test_classifier_alone_when_the_prototypes_gain_little() -> None:
     logp[np.arange(len(labels)), labels] = np.log(0.85)
     logp[0] = np.log(np.full(4, 0.05))
     logp[0, (labels[0] + 1) % 4] = np.log(0.85)  # one corner misread
-    w, acc = choose_weight(logp, feats, labels)
+    w, acc, _ = choose_weight(logp, feats, labels)
     assert acc[math.inf] == 1.0 and acc[0.0] == pytest.approx(39 / 40) and w == 0.0
 
 
@@ -102,14 +103,32 @@ def test_prototypes_count_when_they_make_the_right_cards_much_likelier() -> None
     feats, labels = corners(rng, 10, 0.3)
     logp = np.log(np.full((len(labels), 4), 0.2))
     logp[np.arange(len(labels)), labels] = np.log(0.4)  # right, but barely
-    w, acc = choose_weight(logp, feats, labels)
+    w, acc, _ = choose_weight(logp, feats, labels)
     assert acc[0.0] == 1.0 == acc[w] and w > 0
     # a classifier a little unsure of a deck it names right keeps it alone (the bench's
     # well-read tables: at most 0.14 nats to gain)
     logp = np.log(np.full((len(labels), 4), 0.04))
     logp[np.arange(len(labels)), labels] = np.log(0.88)
-    w, _ = choose_weight(logp, feats, labels)
+    w, _, _ = choose_weight(logp, feats, labels)
     assert w == 0.0
+
+
+def test_the_enrolment_log_gives_the_likelihoods_that_decide() -> None:
+    """The log line says why the weight was chosen: the right cards' mean log-likelihood per
+    weight and the prototypes' gain against MIN_LL_GAIN, not only the share named right."""
+    rng = np.random.default_rng(7)
+    feats, labels = corners(rng, 10, 0.3)
+    logp = np.log(np.full((len(labels), 4), 0.2))
+    logp[np.arange(len(labels)), labels] = np.log(0.4)
+    choice = choose_weight(logp, feats, labels)
+    assert choice.weight > 0 and choice.gain() >= MIN_LL_GAIN
+    assert choice.loglik[0.0] == pytest.approx(math.log(0.4), abs=1e-6)
+    line = choice.describe()
+    assert f"0: 1.000 / {math.log(0.4):.2f}" in line
+    assert f"gain {choice.gain():.2f} nats" in line and line.endswith(f"weight {choice.weight:g}")
+    # nothing to leave out (every card seen once): said so, not a table of nothing
+    lone = choose_weight(logp[:4], feats[:4], np.arange(4))
+    assert lone.loglik == {} and "nothing to leave out" in lone.describe()
 
 
 def test_classifier_alone_when_it_reads_the_deck_better() -> None:
@@ -117,7 +136,7 @@ def test_classifier_alone_when_it_reads_the_deck_better() -> None:
     feats, labels = corners(rng, 2, 3.0)  # embeddings that barely tell the cards apart
     logp = np.log(np.full((len(labels), 4), 0.05))
     logp[np.arange(len(labels)), labels] = np.log(0.85)
-    w, acc = choose_weight(logp, feats, labels)
+    w, acc, _ = choose_weight(logp, feats, labels)
     assert acc[0.0] == 1.0 and w == 0.0
 
 
