@@ -152,6 +152,32 @@ def test_a_missed_card_of_the_plays_rank_with_the_fewest_copies_accounted_for_fi
     assert first("HT DT ST", "HT") == ["HT", "DT", "ST", "CT"]
 
 
+def test_among_equally_unseen_cards_the_one_the_plays_runner_ups_name_first() -> None:
+    """Which of two suits with no copy seen a missed card is: the one the camera's runner-ups
+    for the play's own cards name, the cheapest first (9609: E's HK CK DK CJ HJ read without the
+    HK, whose DK had HK as runner-up at 1.3 nats, was completed with an SK); without hints, or
+    between cards with fewer copies seen, the order is as before."""
+    from engine.cards import parse_card, parse_cards
+    from engine.referee import _missed_cards
+
+    def first(cards: str, hints: dict[str, float], played: str = "") -> list[str]:
+        seen = {parse_card(c): played.split().count(c) for c in played.split()}
+        got = _missed_cards(
+            list(parse_cards(cards)), seen, {parse_card(c): v for c, v in hints.items()}
+        )
+        return [str(c) for c, _ in got][:4]
+
+    assert first("CK DK", {}) == ["SK", "HK", "CK", "DK"]
+    assert first("CK DK", {"HK": 1.3, "SK": 3.8}) == ["HK", "SK", "CK", "DK"]
+    assert first("CK DK", {"SK": 3.8}) == ["SK", "HK", "CK", "DK"]
+    # copies first: a hinted card with more copies accounted for comes after unhinted ones
+    assert first("CK DK", {"HK": 1.3}, "HK") == ["SK", "HK", "CK", "DK"]  # one copy each
+    assert first("CK DK", {"HK": 1.3}, "HK HK") == ["SK", "CK", "DK", "HK"]
+    # the costs are unchanged (the order alone moves)
+    got = _missed_cards(list(parse_cards("CK DK")), {}, {parse_card("HK"): 1.3})
+    assert [round(c, 3) for _, c in got[:2]] == [3.0, 3.001]
+
+
 def test_the_four_jokers_read_as_one_of_each_are_read_again_as_the_joker_bomb() -> None:
     """The four jokers laid in a heap show two indices (9803, guyenne-classic: SB SB HR HR read
     SB HR, not a combo). Nothing holds one joker of each kind but the joker bomb, so when the
