@@ -139,8 +139,8 @@ _REREAD_TRIES: Final = 256
 #: on fanned cards: one card seen that was not there (``EXTRA_CARD_COST``) or one card not seen
 #: (``MISSED_CARD_COST``): a card of the play's ranks first (the fewest copies accounted for
 #: first, among equals the one the play's runner-ups name; a second copy first in a bomb a card
-#: short), then a straight's missing rank; a play
-#: of one small and one big joker may also be the joker bomb with two not seen. The
+#: short), then a straight's missing rank; a play of one small and one big joker may also be
+#: the joker bomb with two not seen. The
 #: cheapest legal reading whose continuation has at least ``HINDSIGHT_GAIN`` fewer clashes (the
 #: fewest) replaces the suspect through a ``correction`` event (``reason`` says why); the play
 #: event then carries ``camera`` and ``reread``. A camera's play *out of turn* is a suspect too:
