@@ -218,7 +218,7 @@ def _missed_cards(
     (1.3) before SK (3.8)."""
     out: list[tuple[Card | None, float]] = []
     seen = Counter(cards) + Counter(played or {})
-    hint = dict(hints or {})
+    hint = hints or {}
 
     def add(c: Card) -> None:
         if all(c != o for o, _ in out):
