@@ -357,19 +357,24 @@ GONE_COST = 1.5
 def _maybe_gone(alts: Alts, gone: Collection[str]) -> Alts:
     """An added card whose runner-up is a card that left the region in the same change may be
     that card read anew, not a new card: "no card" joins its runner-ups, at ``GONE_COST`` or
-    that reading's cost if lower. New cards laid over a trick's old ones half cover them, and a
-    covered corner is misread (seed 9609: a D3 under a new full house read as H3 at 3.4 nats,
-    played as a sixth card). Every added card with such a runner-up gets it, not only the
-    likeliest: there the new D9 had the D3 as its runner-up too, at 3.2. The referee takes a
-    runner-up only when the play as read is illegal, the cheapest legal reading within its
-    budget (3 nats)."""
-    if not gone or any(c == "none" for c, _ in alts):
+    that reading's cost if lower (a dearer "no card" it had is lowered to that: plastic's C5,
+    its top corner covered by a new SJ, was read S5 by the other corner with C5 at 0.07 and
+    "none" at 4.4, and played as S5 SJ; seed 9402, 2026-12-02). New cards laid over a trick's
+    old ones half cover them, and a covered corner is misread (seed 9609: a D3 under a new full
+    house read as H3 at 3.4 nats, played as a sixth card). Every added card with such a
+    runner-up gets it, not only the likeliest: there the new D9 had the D3 as its runner-up
+    too, at 3.2. The referee takes a runner-up only when the play as read is illegal, the
+    cheapest legal reading within its budget (3 nats)."""
+    if not gone:
         return alts
     costs = [cost for card, cost in alts if card in gone]
     if not costs:
         return alts
-    none = ("none", round(min(min(costs), GONE_COST), 3))
-    return tuple(sorted((*alts, none), key=lambda x: x[1]))
+    cost = round(min(min(costs), GONE_COST), 3)
+    if any(c == "none" and v <= cost for c, v in alts):
+        return alts
+    rest = [(c, v) for c, v in alts if c != "none"]
+    return tuple(sorted((*rest, ("none", cost)), key=lambda x: x[1]))
 
 
 def _fitting_pairs(

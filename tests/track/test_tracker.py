@@ -303,6 +303,19 @@ def test_an_added_card_read_like_one_that_left_may_be_no_card() -> None:
         ("H3", (("none", 1.5), ("D3", 3.4), ("C3", 4.2))),
         ("H5", (("D3", 1.2), ("none", 1.2))),
     )
+    # a card that already had "no card" as a dear runner-up (its corner's own, 4.4) gets the
+    # cheaper one: plastic's C5 under a new SJ, its other corner read S5 with C5 at 0.07 and
+    # "none" at 4.4, was played as S5 SJ (seed 9402, the suit pictures matched finely)
+    tr.seed({"S": ["D3"]})
+    h3 = detections([("H3", x, y, 0.0)])
+    doubly = [replace(d, alts=(("D3", 0.07), ("none", 4.4))) for d in h3]
+    ch = feed(tr, [new + doubly] * 3, t0=10.0)
+    assert ch[0].doubts == (("H3", (("D3", 0.07), ("none", 0.07))),)
+    # ... and keeps its own where that is cheaper
+    tr.seed({"S": ["D3"]})
+    cheap = [replace(d, alts=(("D3", 3.4), ("none", 0.9))) for d in h3]
+    ch = feed(tr, [new + cheap] * 3, t0=15.0)
+    assert ch[0].doubts == (("H3", (("none", 0.9), ("D3", 3.4))),)
     # nothing left the region: no such runner-up
     tr2 = Tracker(calibration())
     ch2 = feed(tr2, [new + misread] * 3)
