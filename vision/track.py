@@ -339,14 +339,20 @@ def _fused(a: SeenCard, b: SeenCard) -> tuple[str, float, Alts] | None:
     return label, cost, tuple(sorted(alts, key=lambda kv: (kv[1], kv[0]))[:3])
 
 
+def _none_at(alts: Alts, cost: float) -> Alts:
+    """``alts`` with the runner-up "no card there" at ``cost`` (unless it has it cheaper),
+    cheapest first."""
+    got = dict(alts)
+    if got.get("none", math.inf) <= cost:
+        return alts
+    got["none"] = cost
+    return tuple(sorted(got.items(), key=lambda kv: (kv[1], kv[0])))
+
+
 def _with_none(card: SeenCard, cost: float) -> SeenCard:
     """``card`` with the runner-up "no card there" at ``cost`` (unless it has it cheaper)."""
-    alts = dict(card.alts)
-    if alts.get("none", math.inf) <= cost:
-        return card
-    alts["none"] = cost
-    ranked = tuple(sorted(alts.items(), key=lambda kv: (kv[1], kv[0])))
-    return replace(card, alts=ranked[:4])
+    alts = _none_at(card.alts, cost)
+    return card if alts is card.alts else replace(card, alts=alts[:4])
 
 
 #: the cost of "no card" for an added card read like a card that left (:func:`_maybe_gone`): the
@@ -370,11 +376,7 @@ def _maybe_gone(alts: Alts, gone: Collection[str]) -> Alts:
     costs = [cost for card, cost in alts if card in gone]
     if not costs:
         return alts
-    cost = round(min(min(costs), GONE_COST), 3)
-    if any(c == "none" and v <= cost for c, v in alts):
-        return alts
-    rest = [(c, v) for c, v in alts if c != "none"]
-    return tuple(sorted((*rest, ("none", cost)), key=lambda x: x[1]))
+    return _none_at(alts, round(min(min(costs), GONE_COST), 3))
 
 
 def _fitting_pairs(
