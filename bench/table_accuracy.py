@@ -265,6 +265,7 @@ def game(
         "pipeline_s": round(rep.seconds, 1),
         "detector_calls": rep.detector_calls,
         "face_looks": rep.face_looks,
+        "pair_faces": rep.pair_faces,
         "corrections": sum(1 for e in res.events if e.type == "correction"),
         "gaps": len(rep.gaps),
         "suit_weights": rep.suit_weights,

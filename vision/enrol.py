@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from vision.faces import CourtFaces, FaceError, faces_from_frame
+from vision.pairfaces import PairFaceError, PairFaces, faces_from_shot
 
 if TYPE_CHECKING:
     from vision.detector import Detector
@@ -130,6 +131,12 @@ def grey_picture(image: np.ndarray, box: Sequence[float] | np.ndarray, expand: f
     if crop.ndim == 3:
         crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
     return np.asarray(crop, np.uint8)
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    import cv2
+
+    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
 def _unit_rows(x: np.ndarray) -> np.ndarray:
@@ -300,6 +307,10 @@ class DeckProfile:
     suits: SuitTemplates | None = None
     #: whole-face pictures of court cards that print no index (None: the corners read them)
     faces: CourtFaces | None = None
+    #: each card's face between its two corner indices, from the suit frames (vision/pairfaces.py:
+    #: the suits of a colour the corners cannot tell apart, by the card's body pips; None: a
+    #: profile made before 2026-12-03, read without them)
+    pair_faces: PairFaces | None = None
 
     def __post_init__(self) -> None:
         self.prototypes = np.asarray(self.prototypes, np.float32).reshape(len(self.cards), -1)
@@ -318,6 +329,7 @@ class DeckProfile:
             },
             **({"suits": self.suits.to_json()} if self.suits is not None else {}),
             **({"faces": self.faces.to_json()} if self.faces else {}),
+            **({"pair_faces": self.pair_faces.to_json()} if self.pair_faces else {}),
         }
 
     def save(self, path: str | Path) -> Path:
@@ -357,6 +369,7 @@ class DeckProfile:
             weight = float(raw.get("weight", 1.0))
             suits = SuitTemplates.from_json(raw["suits"]) if "suits" in raw else None
             faces = CourtFaces.from_json(raw["faces"]) if "faces" in raw else None
+            pairs = PairFaces.from_json(raw["pair_faces"]) if "pair_faces" in raw else None
             prof = cls(
                 str(raw["name"]),
                 str(raw["classifier"]),
@@ -367,8 +380,9 @@ class DeckProfile:
                 weight,
                 suits,
                 faces,
+                pairs,
             )
-        except FaceError as exc:
+        except (FaceError, PairFaceError) as exc:
             raise EnrolError(f"{path}: {exc}") from None
         except (KeyError, TypeError, ValueError) as exc:
             raise EnrolError(f"{path}: deck profile is damaged ({exc!r}); enrol again") from None
@@ -589,6 +603,7 @@ def enrol(
     names = detector.class_names
     corners: list[tuple[str, np.ndarray, np.ndarray]] = []  # card, probs, unit embedding
     pictures: list[np.ndarray] = []  # each corner's grey picture (suits by their shape)
+    pair_faces = PairFaces()  # each card's face between its two corners (vision/pairfaces.py)
     for k, (image, kind) in enumerate(shots):
         if kind not in SHOT_KINDS:
             raise EnrolError(f"frame {k + 1}: kind {kind!r}: one of {', '.join(SHOT_KINDS)}")
@@ -601,11 +616,15 @@ def enrol(
             boxes = boxes[keep]
         labels = assign_ranks(probs, kind, names, copies)
         got = 0
+        centres: list[tuple[str, tuple[float, float]]] = []
         for lab, p, f, b in zip(labels, probs, feats, boxes, strict=True):
             if lab is not None:
                 corners.append((lab, p, f / (np.linalg.norm(f) + 1e-9)))
                 pictures.append(grey_picture(image, b, detector.crop_expand))
+                centres.append((lab, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)))
                 got += 1
+        if kind != "J":
+            pair_faces.pictures.update(faces_from_shot(_grey(image), centres))
         if log:
             log(f"frame {k + 1} ({SHOT_KINDS[kind]}): {got} of {len(boxes)} corners enrolled")
         if got == 0:
@@ -637,6 +656,7 @@ def enrol(
         [int(n) for n in np.bincount(labels, minlength=len(cards))],
         weight=weight,
         suits=suits,
+        pair_faces=pair_faces or None,
     )
     cos = choose_suit_alpha(profile)
     if log:
