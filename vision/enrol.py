@@ -660,6 +660,8 @@ def enrol(
     )
     cos = choose_suit_alpha(profile)
     if log:
+        log(f"faces between the two corners: {len(pair_faces.pictures)} cards")
+    if log:
         for colour, c in cos.items():
             a = suits.alpha[colour]
             log(f"{colour} suits: prototypes of a rank's two suits alike {c:.3f} -> alpha {a:g}")

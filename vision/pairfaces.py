@@ -39,6 +39,8 @@ HALF = 19.0
 SHIFT = 3
 #: the enrolled card's outline is eroded by this (px) before comparing
 ERODE = 5
+#: at enrolment, a card's two corners lie within this share of the frame's median spacing
+SPACING_TOL = 0.15
 
 
 class PairFaceError(ValueError):
@@ -93,15 +95,22 @@ def faces_from_shot(
     gray: np.ndarray, corners: Iterable[tuple[str, Sequence[float]]]
 ) -> dict[str, np.ndarray]:
     """Face pictures of the cards of one enrolment frame from its named corners ``(card, centre
-    px)``: every card named at exactly two corners (one deck: a card's two indices)."""
+    px)``: every card named at exactly two corners (one deck: a card's two indices) lying the
+    frame's usual corner spacing apart (within ``SPACING_TOL`` of the median: two corners of
+    different cards named alike by a rank misread give no face)."""
     by: dict[str, list[Sequence[float]]] = {}
     for card, centre in corners:
         by.setdefault(card, []).append(centre)
-    out = {}
-    for card, pts in by.items():
-        if len(pts) == 2 and float(np.hypot(*(np.subtract(pts[0], pts[1])))) >= 8:
-            out[card] = face_between(gray, pts[0], pts[1])
-    return out
+    pairs = {c: pts for c, pts in by.items() if len(pts) == 2}
+    gaps = {c: float(np.hypot(*np.subtract(pts[0], pts[1]))) for c, pts in pairs.items()}
+    if not gaps:
+        return {}
+    usual = float(np.median(list(gaps.values())))
+    return {
+        c: face_between(gray, pts[0], pts[1])
+        for c, pts in pairs.items()
+        if gaps[c] >= 8 and abs(gaps[c] - usual) <= SPACING_TOL * usual
+    }
 
 
 @dataclass

@@ -42,19 +42,23 @@ def test_the_two_corners_land_on_fixed_points_whatever_the_cards_turn() -> None:
 
 
 def test_a_shot_gives_the_faces_of_cards_named_at_both_corners() -> None:
-    img = np.full((200, 200), 90, np.uint8)
+    img = np.full((300, 300), 90, np.uint8)
     got = faces_from_shot(
         img,
         [
             ("C7", (40, 40)),
             ("C7", (80, 90)),  # both corners: a face
+            ("C6", (140, 40)),
+            ("C6", (180, 88)),  # another, about as far apart
             ("C8", (20, 150)),  # one corner: none
             ("C9", (100, 20)),
             ("C9", (150, 60)),
             ("C9", (150, 150)),  # three: which two are one card is unknown
+            ("CT", (200, 200)),
+            ("CT", (290, 290)),  # two cards' corners named alike: too far apart for one card
         ],
     )
-    assert list(got) == ["C7"] and got["C7"].shape == (FACE, FACE)
+    assert sorted(got) == ["C6", "C7"] and got["C7"].shape == (FACE, FACE)
 
 
 # -- drawn cards: a card with round pips and one with pointed pips, the same layout ----------
