@@ -43,6 +43,7 @@ import numpy as np
 
 from engine.observations import Observation
 from vision.detector import ALT_COST, ALT_MAX
+from vision.enrol import COLOURS, RANKS
 from vision.faces import FACE_PX_PER_MM, table_view
 from vision.pairfaces import SHIFT as FACE_SHIFT
 from vision.pairfaces import face_between
@@ -69,8 +70,6 @@ SMALL_W = 320
 PAIR_FACE_GAIN = 12.0
 PAIR_FACE_LIKE = (0.6, 0.75)
 PAIR_FACE_TOL_MM = 12.0
-_RANKS = "23456789TJQKA"
-_COLOUR = {"S": "black", "C": "black", "H": "red", "D": "red", "SC": "black", "HD": "red"}
 _SUITS_OF = {"black": "CS", "red": "HD"}
 #: the log-ratio a reading without the other suit among its runner-ups stands for
 _NO_RUNNER_UP = 5.0
@@ -614,14 +613,14 @@ class TablePipeline:
         cal, tracker = self.calibration, self.tracker
         if not faces or suits is None or cal is None or tracker is None:
             return dets
-        colours = [c for c in ("SC", "HD") if suits.alpha.get(_COLOUR[c], 0.0) > 0]
+        colours = [_SUITS_OF[c] for c in _SUITS_OF if suits.alpha.get(c, 0.0) > 0]
         if not colours:
             return dets
         cand = [
             k
             for k, d in enumerate(dets)
             if len(d.card) == 2
-            and d.card[1] in _RANKS
+            and d.card[1] in RANKS
             and any(d.card[0] in c for c in colours)
             and not getattr(d, "weak", False)
             and not getattr(d, "whole", False)
@@ -641,7 +640,7 @@ class TablePipeline:
         for a in range(len(cand)):
             for b in range(a + 1, len(cand)):
                 da, db = dets[cand[a]], dets[cand[b]]
-                if da.card[1] != db.card[1] or _COLOUR[da.card[0]] != _COLOUR[db.card[0]]:
+                if da.card[1] != db.card[1] or COLOURS[da.card[0]] != COLOURS[db.card[0]]:
                     continue
                 off = abs(float(np.hypot(*(mm[a] - mm[b]))) - spacing)
                 if off <= PAIR_FACE_TOL_MM:
@@ -657,7 +656,7 @@ class TablePipeline:
             used |= {a, b}
             da, db = dets[cand[a]], dets[cand[b]]
             rank = da.card[1]
-            first, second = (s + rank for s in _SUITS_OF[_COLOUR[da.card[0]]])
+            first, second = (s + rank for s in _SUITS_OF[COLOURS[da.card[0]]])
             face = face_between(gray, px[a], px[b], margin=FACE_SHIFT)
             got = faces.evidence(face, first, second)
             self.report.pair_faces += 1
