@@ -21,7 +21,10 @@ at 10 the top-left indices of two red jokers fanned ~10 mm apart merged, seed 92
 detections scoring under ``min_score`` (corner score x class probability) are ignored, unless
 over ``keep_score`` where the same label scored over ``min_score`` a moment ago (hysteresis);
 the other detections over ``keep_score`` count only as the second corner of a card whose first
-corner counts (a joker's corner named with less confidence than its twin).
+corner counts (a joker's corner named with less confidence than its twin). Two corners of one
+label both under the floor (one of them down to ``faint_score``) are one card only where they
+lie the table's learnt corner spacing apart within ``LOW_PAIR_MM`` and the classifier is sure
+of both (``LOW_PAIR_SURE``): plastic's court indices score low at the corner stage.
 Two corner pairs of one label with one centre are one card (a card with an index in all four
 corners, like plastic's jokers, shows two diagonals); four corners of one label lying as one
 card's four corners are paired along its diagonals only (its long sides lie as near the corner
@@ -145,6 +148,15 @@ PAIR_OFF_MM = 8.0
 PAIR_ON_MM = 4.0
 #: Once the spacing is learnt, no corner pair lies further off it than this (mm)
 PAIR_FAR_MM = 15.0
+#: two corners of one label, both under the floor, count one card only when they lie the table's
+#: learnt corner spacing apart within this (mm): see ``Tracker.faint_score``
+LOW_PAIR_MM = 4.0
+#: ... and when the classifier is sure of both (each corner's likeliest other reading, ``none``
+#: included, at least this many nats dearer), neither a weak joker: a weak SB at 0.17 (``none``
+#: 0.9 nats dearer) and an SB at 0.12 (S7 0.6) on a guyenne king's picture made a ghost joker
+#: (seed 9603). At 1.5 a fanned CK CK lost its second king again (corners at 0.17 and 0.06, the
+#: latter DK 1.4 nats dearer; seed 9802, of the unseen bench set), so 1.0: e times likelier.
+LOW_PAIR_SURE = 1.0
 #: Four corners of one label lie as one card's four indices (``_four_index_cards``) when the
 #: two diagonals differ by at most this (mm) and no side is shorter than ``RECT_SIDE_MM``
 RECT_DIAG_MM = 8.0
@@ -537,6 +549,7 @@ class Tracker:
         keep_s: float = 1.0,
         fuse_mm: float = 5.0,
         fuse_cost: float = 4.0,
+        faint_score: float = 0.05,
     ) -> None:
         if stable_frames < 1 or window < 1 or drop_window < 1 or not 1 <= confirm <= window:
             raise ValueError(
@@ -554,6 +567,7 @@ class Tracker:
         self.fuse_mm, self.fuse_cost = fuse_mm, fuse_cost
         self._spacings: list[float] = []
         self.keep_score, self.keep_mm, self.keep_s = keep_score, keep_mm, keep_s
+        self.faint_score = min(faint_score, keep_score)
         self._strong: list[tuple[float, str, float, float]] = []
         self.pair_tol_mm = pair_tol_mm
         self.same_mm = same_mm
@@ -614,20 +628,27 @@ class Tracker:
         return self._cluster(dets, self._centres_mm(dets), learn=learn)
 
     def _cluster(
-        self, dets: Sequence[CardBox], mm: np.ndarray, partner_only: int = 0, learn: bool = True
+        self,
+        dets: Sequence[CardBox],
+        mm: np.ndarray,
+        partner_only: int = 0,
+        learn: bool = True,
+        faint: int = 0,
     ) -> list[SeenCard]:
         """Card instances of corner detections ``dets`` whose box centres lie at ``mm``; the
         last ``partner_only`` detections (under the floor) count only as the second corner of a
-        card whose first corner counts."""
+        card whose first corner counts, or paired with each other on the table's corner spacing
+        (``LOW_PAIR_MM``); the last ``faint`` of them (under ``keep_score``) only so."""
         if not dets:
             return []
         first_low = len(dets) - partner_only
-        # per label: (centre, runner-ups, weak, under the floor)
-        by_label: dict[str, list[tuple[np.ndarray, Alts, bool, bool]]] = {}
+        first_faint = len(dets) - faint
+        # per label: (centre, runner-ups, weak, under the floor, under keep_score)
+        by_label: dict[str, list[tuple[np.ndarray, Alts, bool, bool, bool]]] = {}
         maybe: list[SeenCard] = []  # (and cards read whole)
         for k, (d, p) in enumerate(zip(dets, mm, strict=True)):
             weak = bool(getattr(d, "weak", False))
-            item = (p, tuple(getattr(d, "alts", ())), weak, k >= first_low)
+            item = (p, tuple(getattr(d, "alts", ())), weak, k >= first_low, k >= first_faint)
             if d.card == MAYBE or getattr(d, "whole", False):
                 # a card read whole (vision/faces.py: a court card by its picture) or one that
                 # may be there: one card each, never a corner of a pair (two queens of a trick
@@ -645,18 +666,29 @@ class Tracker:
             alts: list[Alts] = []
             weaks: list[bool] = []
             lows: list[bool] = []
-            for p, a, w, low in sorted(pts, key=lambda x: (x[3], x[2])):
+            faints: list[bool] = []
+            unsure: list[bool] = []  # may not pair under the floor (LOW_PAIR_SURE)
+            for p, a, w, low, fnt in sorted(pts, key=lambda x: (x[3], x[4], x[2])):
                 if all(np.hypot(*(p - q)) >= self.same_mm for q in merged):
                     merged.append(p)
                     alts.append(a)
                     weaks.append(w or low)
                     lows.append(low)
+                    faints.append(fnt)
+                    unsure.append(w or any(c < LOW_PAIR_SURE for _, c in a))
             n = len(merged)
             err = {
                 (i, j): abs(float(np.hypot(*(merged[i] - merged[j]))) - self.pair_mm)
                 for i in range(n)
                 for j in range(i + 1, n)
-                if not (lows[i] and lows[j])
+                if self._may_pair(
+                    merged[i],
+                    merged[j],
+                    lows[i],
+                    lows[j],
+                    faints[i] or faints[j],
+                    unsure[i] or unsure[j],
+                )
             }
             ok = _fitting_pairs(
                 {k: e for k, e in err.items() if e <= self.pair_tol_mm},
@@ -673,7 +705,7 @@ class Tracker:
                 if any(np.hypot(*(c - q)) < self.same_mm for q in centres):
                     continue  # both diagonals of a card with an index in all four corners
                 centres.append(c)
-                if learn:
+                if learn and not (lows[i] and lows[j]):
                     self._spacings.append(float(np.hypot(*(merged[i] - merged[j]))))
                 a = _pair_alts(alts[i], alts[j]) if alts[i] or alts[j] else ()
                 axes = self._axes(merged[i], merged[j])
@@ -686,6 +718,24 @@ class Tracker:
                     out.append(SeenCard(label, x, y, self.region_at(x, y), 1, alts[i]))
         del self._spacings[:-SPACING_KEEP]
         return self._inside_doubts(self._pair_doubts(self._fuse(out))) + maybe
+
+    def _may_pair(
+        self, p: np.ndarray, q: np.ndarray, low_p: bool, low_q: bool, faint: bool, unsure: bool
+    ) -> bool:
+        """Whether two corners of one label may be one card's two corners (before the distance
+        test): a sure corner with any but a faint one; two under the floor (one may be faint)
+        only when they lie the table's learnt corner spacing apart within ``LOW_PAIR_MM`` and
+        neither is ``unsure`` (a weak joker, or a reading within ``LOW_PAIR_SURE`` of another).
+        Plastic's court-card indices score low at the corner stage: an SQ's two corners at 0.24
+        and 0.11, 73.2 mm apart on a 74.5 mm spacing, and an HQ's at 0.17 and 0.07 (3 mm off)
+        counted no card, and the plays were lost (seeds 9807 and 9402). Two ghosts of one label
+        seldom lie a card's corner spacing apart."""
+        if not (low_p and low_q):
+            return not faint
+        spacing = self.spacing
+        if spacing is None or unsure:
+            return False
+        return abs(float(np.hypot(*(p - q))) - spacing) <= LOW_PAIR_MM
 
     @property
     def spacing(self) -> float | None:
@@ -793,14 +843,16 @@ class Tracker:
 
     def _hysteresis(
         self, t: float, detections: Sequence[CardBox]
-    ) -> tuple[list[CardBox], np.ndarray, int]:
+    ) -> tuple[list[CardBox], np.ndarray, int, bool, int]:
         """Detections over ``min_score``, plus those over ``keep_score`` where a corner of the
         same label was over ``min_score`` within ``keep_mm`` in the last ``keep_s`` (a corner
         hovering about the floor under camera noise is not lost every other frame); with their
         centres in table mm. Then the other detections over ``keep_score``, and how many: they
         count only as a card's second corner (:meth:`_cluster`; a joker whose second corner
-        scored 0.19 next to a weak first one, seed 9404)."""
-        cand = [d for d in detections if d.score >= self.keep_score]
+        scored 0.19 next to a weak first one, seed 9404). Then those over ``faint_score``, and
+        how many: they count only paired with another under the floor on the table's corner
+        spacing. (The arguments of :meth:`_cluster`.)"""
+        cand = [d for d in detections if d.score >= self.faint_score]
         mm = self._centres_mm(cand) if cand else np.zeros((0, 2))
         strong = [i for i, d in enumerate(cand) if d.score >= self.min_score]
         recent = [r for r in self._strong if t - r[0] <= self.keep_s]
@@ -810,15 +862,17 @@ class Tracker:
             i
             for i, d in enumerate(cand)
             if d.score >= self.min_score
-            or any(
+            or d.score >= self.keep_score
+            and any(
                 r[1] == d.card and math.hypot(r[2] - mm[i, 0], r[3] - mm[i, 1]) <= self.keep_mm
                 for r in recent
             )
         ]
         kept = set(keep)
-        rest = [i for i in range(len(cand)) if i not in kept]
-        order = keep + rest
-        return [cand[i] for i in order], mm[order], len(rest)
+        rest = [i for i in range(len(cand)) if i not in kept and cand[i].score >= self.keep_score]
+        faint = [i for i in range(len(cand)) if cand[i].score < self.keep_score]
+        order = keep + rest + faint
+        return [cand[i] for i in order], mm[order], len(rest) + len(faint), True, len(faint)
 
     def _centres_mm(self, dets: Sequence[CardBox]) -> np.ndarray:
         boxes = np.asarray([d.box for d in dets], np.float64).reshape(-1, 4)

@@ -512,6 +512,57 @@ def test_a_corner_under_the_floor_counts_as_the_second_corner_of_a_card() -> Non
     assert [(c.card, c.corners) for c in tr2.last_seen] == [("HR", 2)]
 
 
+def test_two_corners_under_the_floor_on_the_learnt_spacing_are_one_card() -> None:
+    """Two corners of one label, both under the floor (one even under ``keep_score``), are one
+    card once the table's corner spacing is learnt and they lie on it within ``LOW_PAIR_MM``:
+    plastic's court indices score low at the corner stage (seed 9807: an SQ at 0.24 and 0.11,
+    73.2 mm apart on a 74.5 mm spacing, was lost). Off the spacing, under ``faint_score``, or
+    before the spacing is known, or where the classifier is unsure of either, they are no card;
+    a faint corner is never a sure one's partner, and low pairs do not teach the spacing."""
+    from dataclasses import replace
+
+    from vision.track import LOW_PAIR_MM, SPACING_MIN
+
+    x, y = N_PLAY
+    sx, sy = S_PLAY
+
+    def low_pair(spacing: float, a: float, b: float) -> list[Det]:
+        tl, br = _card("SQ", sx, sy, spacing)
+        return [replace(tl, score=a), replace(br, score=b)]
+
+    def learnt() -> Tracker:
+        tr = Tracker(calibration(), min_score=0.25, keep_score=0.12, faint_score=0.05)
+        for k in range(SPACING_MIN):
+            tr.cards_in(_card("H3", x + k % 5, y, 75.0))
+        assert tr.spacing == pytest.approx(75.0, abs=1.0)
+        return tr
+
+    # before the spacing is known: no card (the rule of a table seen for the first time)
+    fresh = Tracker(calibration(), min_score=0.25, keep_score=0.12, faint_score=0.05)
+    assert feed(fresh, [low_pair(75.0, 0.24, 0.11)] * 3) == []
+    tr = learnt()
+    got = feed(tr, [low_pair(73.5, 0.24, 0.11)] * 3, t0=10.0)
+    assert [(c.region, c.added) for c in got] == [("S", ("SQ",))]
+    assert [(c.card, c.corners) for c in tr.last_seen] == [("SQ", 2)]
+    assert tr.spacing == pytest.approx(75.0, abs=1.0)  # not learnt from the low pair
+    # off the spacing by more than LOW_PAIR_MM (still well inside the 20 mm pair tolerance)
+    off = 75.0 + LOW_PAIR_MM + 2.0
+    assert feed(learnt(), [low_pair(off, 0.24, 0.11)] * 3, t0=10.0) == []
+    # one corner under faint_score: no card
+    assert feed(learnt(), [low_pair(75.0, 0.24, 0.04)] * 3, t0=10.0) == []
+    # a reading the classifier is unsure of (another within LOW_PAIR_SURE), or a weak joker:
+    # no card (seed 9603: a ghost SB on a guyenne king's picture)
+    tl, br = low_pair(75.0, 0.24, 0.11)
+    unsure = [tl, replace(br, alts=(("S7", 0.6),))]
+    assert feed(learnt(), [unsure] * 3, t0=10.0) == []
+    jokers = [replace(tl, card="SB", weak=True), replace(br, card="SB")]
+    assert feed(learnt(), [jokers] * 3, t0=10.0) == []
+    # a faint corner is no sure corner's partner: the sure one counts its card alone
+    tr = learnt()
+    feed(tr, [low_pair(75.0, 0.6, 0.08)] * 3, t0=10.0)
+    assert [(c.card, c.corners) for c in tr.last_seen] == [("SQ", 1)]
+
+
 def test_a_card_with_an_index_in_all_four_corners_counts_once() -> None:
     """Some jokers (plastic's) carry their index in all four corners: the two diagonals are two
     corner pairs with one centre, one card (they counted two: seed 9607, SB read as SB SB); two
