@@ -258,10 +258,14 @@ def _missed_cards(
 
 def _clash(etype: str, data: Mapping[str, Any]) -> bool:
     """An event that shows the table played on differently from the referee's reading: an
-    illegal play, a play out of turn, a pass by a seat not on turn."""
+    illegal play, a play out of turn, a pass by a seat not on turn, a play or pass after the
+    deal ended by the referee's count (a card counted that was not there: a ghost DQ beside
+    E's SQ took E out one card early, and E's last card, HR, was ignored; seed 9808)."""
     if etype == "foul":
         return data.get("kind") in _CLASH_FOULS
-    return etype == "notice" and data.get("ignored") == "pass_out_of_turn"
+    if etype != "notice":
+        return False
+    return data.get("ignored") == "pass_out_of_turn" or bool(data.get("outside"))
 
 
 def _strain(etype: str, data: Mapping[str, Any]) -> bool:
@@ -1231,7 +1235,9 @@ class Referee:
         if third and obs.type == "played" and obs.doubts and obs.seat is not None:
             fixed = self._swap_copies(idx, obs.t)
             if fixed is not None:
-                self._suspects = self._suspects_after(idx)
+                # this play stays a suspect when it is still illegal after the swap (seed 9808:
+                # E's SQ DQ, a ghost DQ beside a third SQ, no pair on a single)
+                self._suspects = self._suspects_after(idx - 1)
                 return fixed
         if obs.type == "played" and obs.doubts:  # a camera's reading (not a person's entry)
             for e in out:

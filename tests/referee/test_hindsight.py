@@ -752,3 +752,72 @@ def test_a_third_copy_undoes_a_card_the_second_look_added() -> None:
     assert not [f for f in in_effect(t, "foul") if f["kind"] == "duplicate_card"]
     assert t.deal.counts["E"] == 24 and t.deal.counts["S"] == 20
     assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_play_still_illegal_after_a_third_copy_undo_stays_a_suspect() -> None:
+    """As above, but S's third S2 comes with a ghost C3 beside it: not a combo. The third copy
+    undoes the S2 the second look added to E's play, and S's play stays illegal as read; when
+    the table then plays on as if S had played the single S2 (the others pass, S leads), it is
+    read again without the C3 (it was dropped from the suspects after the undo: bench game 9808,
+    E's SQ with a ghost DQ)."""
+    t = Table()
+    start(t)
+    t.play("S", "H2 H2 D2 D2")
+    for s in "ENW":
+        t.pass_(s)
+    t.play("S", "DA DA")
+    cam(t, "E", "S2 C2 C2")
+    for s in "NWS":
+        t.pass_(s)
+    t.play("E", "D6")
+    t.play("N", "D9")
+    t.play("W", "DT")
+    out = cam(t, "S", "S2 C3")
+    assert [e.type for e in out if e.type == "correction"] == ["correction"]
+    for s in "ENW":
+        t.pass_(s)
+    t.play("S", "H5")
+    plays = [(p["seat"], sorted(p["cards"])) for p in in_effect(t, "play")]
+    assert plays[-2:] == [("S", ["S2"]), ("S", ["H5"])]
+    assert "no card for C3" in in_effect(t, "play")[-2]["reread"]
+    assert not [f for f in in_effect(t, "foul") if f["kind"] == "illegal_play"]
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_plays_and_passes_after_the_deal_ended_by_the_count_are_clashes() -> None:
+    """W is out. E answers S's single with a queen and a ghost DQ beside it: a pair on a single,
+    illegal, and too dear to drop at once (4.72 nats), so E is counted one card short. Nothing
+    else clashes until E's next-to-last card empties its hand by the count and ends the deal;
+    then N passes outside the deal. That is a clash too: E's pair is read again as the single
+    SQ, and E goes out with its last card after S's pass (bench game 9808: E's HR was ignored
+    as outside the deal)."""
+    t = Table()
+    w_out_then_e_down_to_eight(t)
+    leads(t, "E", ("S8 S8",), "NS")
+    t.play("E", "H9 H9")
+    t.pass_("N")
+    t.play("S", "SJ SJ")
+    t.pass_("E")
+    t.pass_("N")
+    t.play("S", "C6")
+    ghost = [{"card": "DQ", "or": [["SQ", 1.28], [None, 4.72]]}, {"card": "SQ", "or": [[None, 8]]}]
+    t.do("played", seat="E", cards=["SQ", "DQ"], doubts=ghost)
+    assert [f["kind"] for f in t.fouls()] == ["illegal_play"]
+    t.pass_("N")
+    t.play("S", "SA")
+    t.play("E", "S2")
+    t.pass_("N")
+    t.pass_("S")
+    t.play("E", "DK")
+    assert len(t.of("deal_ended")) == 1  # E out by the count, one card early
+    out = t.pass_("N")  # the illegal pair and this pass: two clashes
+    (corr,) = [e for e in out if e.type == "correction"]
+    assert "re-read as SQ (no card for DQ" in corr["reason"]
+    t.pass_("S")
+    t.play("E", "HR")
+    events = effective_events(t.ref.events)
+    assert [e["cards"] for e in events if e.type == "play"][-1] == ["HR"]
+    assert [e["order"][:2] for e in events if e.type == "deal_ended"] == [["W", "E"]]
+    assert not [e for e in events if e.type == "notice" and e.data.get("outside")]
+    assert not [e for e in events if e.type == "foul"]
+    assert fold(t.ref.events, t.profile) == t.ref.state
