@@ -1581,7 +1581,14 @@ class Referee:
                 continue
             cam = replace(ok, cards=tuple(sort_cards(list(seen.elements()))), doubts=())
             now = self._clashes_since(k, _strain)
-            for cards, cost, changes in self._legal_readings(ebefore, ed, ok.seat, cam):
+            readings = self._legal_readings(ebefore, ed, ok.seat, cam)
+            if ebefore._legal(ed, ok.seat, list(cam.cards)):
+                # the camera's own reading first: a copy put in by a third-copy swap (C3 for
+                # S3) is undone by reading the play as the camera did, not by changing another
+                # of its cards (seed 9406: N's S3 S3 H3 S7 S7, swapped to S3 H3 C3 S7 S7, was
+                # "re-read" S3 S3 H3 S7 H7 at 6 nats when a third C3 came)
+                readings = [(list(cam.cards), 0.0, ["as the camera read it"]), *readings]
+            for cards, cost, changes in readings:
                 got = Counter(cards)
                 if any(got[x] > seen[x] for x in added) or got == have:
                     continue

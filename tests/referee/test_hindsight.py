@@ -821,3 +821,32 @@ def test_plays_and_passes_after_the_deal_ended_by_the_count_are_clashes() -> Non
     assert not [e for e in events if e.type == "notice" and e.data.get("outside")]
     assert not [e for e in events if e.type == "foul"]
     assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_third_copy_undoes_a_swap_by_reading_the_play_as_the_camera_did() -> None:
+    """N's full house S3 S3 H3 S7 S7 is read right. S's later S3 C3 S9 H9 D9 holds a third S3,
+    and the swap re-reads N's S3 with its cheap runner-up C3 (2.44 nats against 3.07 for S's).
+    When a third C3 then comes, the C3 that N's play holds only by the swap is the likelier
+    error: N's play is read as the camera read it, not changed in another card (seed 9406:
+    it became S3 S3 H3 S7 H7, "no card for S7, H7 not seen", at 6 nats)."""
+    t = Table()
+    start(t, leader="N")
+    doubts = [{"card": "S3", "or": [["C3", 2.44]]}, {"card": "S7", "or": [["D7", 4.0]]}]
+    t.do("played", seat="N", cards="S3 S3 H3 S7 S7".split(), doubts=doubts)
+    for s in "WSE":
+        t.pass_(s)
+    t.play("N", "D4")
+    t.pass_("W")
+    t.play("S", "D5")
+    for s in "ENW":
+        t.pass_(s)
+    third = [{"card": "S3", "or": [["C3", 3.07]]}]
+    t.do("played", seat="S", cards="S3 C3 S9 H9 D9".split(), doubts=third)
+    assert sorted(in_effect(t, "play")[0]["cards"]) == ["C3", "H3", "S3", "S7", "S7"]  # swapped
+    for s in "ENW":
+        t.pass_(s)
+    t.do("played", seat="S", cards=["C3"], doubts=[{"card": "C3", "or": [["S3", 4.5]]}])
+    first = in_effect(t, "play")[0]
+    assert sorted(first["cards"]) == ["H3", "S3", "S3", "S7", "S7"]
+    assert "as the camera read it" in first["reread"]
+    assert fold(t.ref.events, t.profile) == t.ref.state
