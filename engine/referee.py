@@ -50,9 +50,12 @@ the camera's reading of the trick before) keeps its penalty but is flagged ``rev
 not count towards the pair's limit until the referee marks it (a ``foul`` observation): a
 misread must not end a match by itself. A play judged illegal as read is also looked at again
 when the table plays on as if it were legal, and a camera's play out of turn when the table
-played on as if the seats before it had passed (``HINDSIGHT_WINDOW``). A small joker (pair) that
-the others passed, then a clearing and a lead by the seat that was on turn: that seat played the
-only answer short of a bomb, the big joker (pair), and the camera missed it (``_won_unseen``).
+played on as if the seats before it had passed (``HINDSIGHT_WINDOW``); the signs of that are
+clashes (``_clash``): fouls, passes out of turn, and plays or passes after the deal ended by
+the referee's count (a card counted that was not there took a seat out early). A small joker
+(pair) that the others passed, then a clearing and a lead by the seat that was on turn: that
+seat played the only answer short of a bomb, the big joker (pair), and the camera missed it
+(``_won_unseen``).
 
 Three counted fouls by a pair (``fouls.limit``): ``match_lost`` ends the match for the opponents,
 ``deal_lost`` scores the deal as a forfeit (``MatchState.after_forfeit``).
