@@ -714,15 +714,10 @@ def test_a_big_joker_the_camera_missed_is_inferred_when_its_player_leads_next() 
         )
 
 
-def test_a_third_copy_undoes_a_card_the_second_look_added() -> None:
-    """E's pair of 2s (the level) over a pair of aces is read S2 C2 C2: a trio, illegal. The
-    table plays on as if it beat the aces, and the second look finds two readings at one cost,
-    a C2 too many or an S2 not seen (a bomb of 2s), and takes the bomb. When a third S2 comes
-    later, the S2 the camera never saw is the likelier error: E's play is read again without
-    it (S2 C2) and the later S2 stands. (S bombs with H2 H2 D2 D2 first, so that the 2 not
-    seen can only be an S2: the second look takes the card with the fewest copies accounted
-    for.)"""
-    t = Table()
+def bomb_of_2s_with_an_s2_not_seen(t: Table) -> None:
+    """S bombs with H2 H2 D2 D2 and leads DA DA; E's pair of 2s is read S2 C2 C2 (a trio,
+    illegal), the table plays on, and the second look takes it as a bomb with an S2 not seen;
+    E leads D6, N and W answer."""
     start(t)
     t.play("S", "H2 H2 D2 D2")
     for s in "ENW":
@@ -732,10 +727,22 @@ def test_a_third_copy_undoes_a_card_the_second_look_added() -> None:
     for s in "NWS":
         t.pass_(s)
     t.play("E", "D6")
-    (first,) = t.of("correction")
-    assert "S2 not seen" in first["reason"]  # the bomb, as on bench game 9602
     t.play("N", "D9")
     t.play("W", "DT")
+
+
+def test_a_third_copy_undoes_a_card_the_second_look_added() -> None:
+    """E's pair of 2s (the level) over a pair of aces is read S2 C2 C2: a trio, illegal. The
+    table plays on as if it beat the aces, and the second look finds two readings at one cost,
+    a C2 too many or an S2 not seen (a bomb of 2s), and takes the bomb. When a third S2 comes
+    later, the S2 the camera never saw is the likelier error: E's play is read again without
+    it (S2 C2) and the later S2 stands. (S bombs with H2 H2 D2 D2 first, so that the 2 not
+    seen can only be an S2: the second look takes the card with the fewest copies accounted
+    for.)"""
+    t = Table()
+    bomb_of_2s_with_an_s2_not_seen(t)
+    (first,) = t.of("correction")
+    assert "S2 not seen" in first["reason"]  # the bomb, as on bench game 9602
     out = cam(t, "S", "S2")
     (corr,) = [e for e in out if e.type == "correction"]
     assert "S2 seen a third time" in corr["reason"] and "did not see" in corr["reason"]
@@ -761,17 +768,7 @@ def test_a_play_still_illegal_after_a_third_copy_undo_stays_a_suspect() -> None:
     read again without the C3 (it was dropped from the suspects after the undo: bench game 9808,
     E's SQ with a ghost DQ)."""
     t = Table()
-    start(t)
-    t.play("S", "H2 H2 D2 D2")
-    for s in "ENW":
-        t.pass_(s)
-    t.play("S", "DA DA")
-    cam(t, "E", "S2 C2 C2")
-    for s in "NWS":
-        t.pass_(s)
-    t.play("E", "D6")
-    t.play("N", "D9")
-    t.play("W", "DT")
+    bomb_of_2s_with_an_s2_not_seen(t)
     out = cam(t, "S", "S2 C3")
     assert [e.type for e in out if e.type == "correction"] == ["correction"]
     for s in "ENW":
