@@ -253,9 +253,11 @@ def _missed_cards(
         near = [i for i in range(max(0, lo - 1), min(13, hi + 1) + 1) if order[i] not in plain]
         near.sort(key=lambda i: not lo < i < hi)  # a gap first, then one more at either end
         for i in near:
-            for c in DISTINCT:
-                if c.rank == order[i]:
-                    add(c)
+            # the fewest copies accounted for first, as for the play's own ranks (a queen
+            # closing T J _ K A was taken as an HQ whose two copies the deal held elsewhere)
+            of_rank = [c for c in DISTINCT if c.rank == order[i]]
+            for c in sorted(of_rank, key=lambda c: (seen[c], hint.get(c, math.inf))):
+                add(c)
     return out
 
 
@@ -1584,7 +1586,7 @@ class Referee:
                 continue
             cam = replace(ok, cards=tuple(sort_cards(list(seen.elements()))), doubts=())
             now = self._clashes_since(k, _strain)
-            readings = self._legal_readings(ebefore, ed, ok.seat, cam)
+            readings = self._legal_readings(ebefore, ed, ok.seat, cam, self._played_after(k, deal))
             if ebefore._legal(ed, ok.seat, list(cam.cards)):
                 # the camera's own reading first: a copy put in by a third-copy swap (C3 for
                 # S3) is undone by reading the play as the camera did, not by changing another
@@ -1614,6 +1616,18 @@ class Referee:
                 if fixed is not None:
                     return fixed
         return None
+
+    def _played_after(self, k: int, deal: int) -> Counter[Card]:
+        """Copies of each card in the plays of ``deal`` after observation ``k`` (the effective
+        log as it stands): a card the camera may have missed in play ``k`` is likelier one with
+        fewer copies seen in the whole deal (9602: a straight's missing queen, guessed SQ, was
+        re-read HQ when a third SQ came, the first suit in the order; the deal's copies say
+        which queens were still unaccounted for)."""
+        got: Counter[Card] = Counter()
+        for e, origin in zip(self._effective, self._origin, strict=True):
+            if origin > k and e.deal == deal and e.type == "play":
+                got.update(parse_card(c) for c in e.data["cards"])
+        return got
 
     def _first_pos(self, k: int) -> int | None:
         """Position in the effective log of the first event of observation ``k``."""
@@ -1798,11 +1812,16 @@ class Referee:
 
     @staticmethod
     def _legal_readings(
-        before: _Core, d: DealState, seat: str, o: Observation
+        before: _Core,
+        d: DealState,
+        seat: str,
+        o: Observation,
+        later: Mapping[Card, int] | None = None,
     ) -> list[tuple[list[Card], float, list[str]]]:
         """The legal readings of camera play ``o`` by ``seat`` (state ``before`` it), cheapest
         first, at most ``_HINDSIGHT_TRIES``: the camera's runner-ups, one card seen that was not
-        there, one card not seen (``_missed_cards``)."""
+        there, one card not seen (``_missed_cards``; with the copies of each card accounted for
+        in the deal before the play and, ``later``, played after it)."""
         cards = list(o.cards)
         doubts: list[tuple[Card | None, Sequence[tuple[Card | None, float]]]] = []
         given = {i: alts for i, (_, alts) in enumerate(o.doubts)}
@@ -1822,7 +1841,8 @@ class Referee:
             for y, cost in runner_ups:
                 if y is not None and cost < hints.get(y, math.inf):
                     hints[y] = float(cost)
-        doubts.append((None, _missed_cards(cards, d.played, hints)))
+        played = Counter(d.played) + Counter(later or {})
+        doubts.append((None, _missed_cards(cards, played, hints)))
         doubts += _joker_bomb_doubts(cards)
         found: list[tuple[list[Card], float, list[str]]] = []
         for cs, cost, changes in _readings(cards, doubts, HINDSIGHT_BUDGET):

@@ -119,7 +119,7 @@ def test_an_ace_high_straight_short_of_a_card_gets_its_gap_not_a_wild() -> None:
 
 
 def test_missed_cards_of_a_straight_gap_first_ace_high_or_low() -> None:
-    from engine.cards import parse_cards
+    from engine.cards import parse_card, parse_cards
     from engine.referee import _missed_cards
 
     def after_ranks(cards: str) -> list[str]:
@@ -130,6 +130,11 @@ def test_missed_cards_of_a_straight_gap_first_ace_high_or_low() -> None:
     assert after_ranks("DT CJ CK CA")[:4] == ["SQ", "HQ", "CQ", "DQ"]  # then a 9 below
     assert after_ranks("SA S2 H3 C5")[:4] == ["S4", "H4", "C4", "D4"]  # the ace low
     assert [c[1] for c in after_ranks("H3 H4 H6 H7")] == list("555522228888")
+    # the gap's suits too: the fewest copies accounted for first (9602: T J _ K A closed with an
+    # HQ whose two copies the deal held elsewhere, the first suit of the order after SQ)
+    seen = {parse_card("HQ"): 2, parse_card("SQ"): 1, parse_card("DQ"): 1}
+    got = [str(c) for c, _ in _missed_cards(list(parse_cards("DT CJ CK CA")), seen)]
+    assert [c for c in got if c[1] == "Q"] == ["CQ", "SQ", "DQ", "HQ"]
 
 
 def test_a_missed_card_of_the_plays_rank_with_the_fewest_copies_accounted_for_first() -> None:
@@ -846,4 +851,37 @@ def test_a_third_copy_undoes_a_swap_by_reading_the_play_as_the_camera_did() -> N
     first = in_effect(t, "play")[0]
     assert sorted(first["cards"]) == ["H3", "S3", "S3", "S7", "S7"]
     assert "as the camera read it" in first["reread"]
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_guessed_card_undone_is_replaced_by_one_the_rest_of_the_deal_leaves_unaccounted() -> None:
+    """S's straight T J K A is read without its queen; the second look takes an SQ (no queen
+    seen yet). Later W plays HQ HQ and N two SQs: the third SQ undoes the guess, and the queen
+    is now the one with the fewest copies in the whole deal (CQ), not the next in the suits'
+    order (HQ, both of whose copies W played; bench game 9602)."""
+    t = Table()
+    start(t)
+    cam(t, "S", "DT CJ CK CA")
+    for s in "ENW":
+        t.pass_(s)
+    t.play("S", "D3")
+    assert "SQ" in in_effect(t, "play")[0]["cards"]
+    t.play("E", "D5")
+    t.play("N", "D6")
+    t.play("W", "D7")
+    for s in "SEN":
+        t.pass_(s)
+    t.play("W", "HQ HQ")
+    for s in "SEN":
+        t.pass_(s)
+    t.play("W", "H4")
+    t.pass_("S")
+    t.pass_("E")
+    t.play("N", "SQ")
+    for s in "WSE":
+        t.pass_(s)
+    cam(t, "N", "SQ")
+    first = in_effect(t, "play")[0]
+    assert sorted(first["cards"]) == ["CA", "CJ", "CK", "CQ", "DT"]
+    assert "CQ not seen" in first["reread"]
     assert fold(t.ref.events, t.profile) == t.ref.state
