@@ -213,7 +213,9 @@ def _missed_cards(
     were completed with a copy of the other) - but for three or more cards of one rank (a bomb
     a card short, stacked) a second copy of one of them first; then (3 or more cards) the ranks
     that would close a straight's gap, then those that extend it by one at either end (the ace
-    high or low, whichever is closer). Among cards with as many copies accounted for, those the
+    high or low, whichever is closer), each rank's suits too with the fewest copies accounted
+    for first (``played`` may count the deal's later plays as well: ``Referee._played_after``).
+    Among cards with as many copies accounted for, those the
     play's own runner-ups name (``hints``: the cheapest cost at which a card of the play might
     have been read as it) first, the cheapest first: on 9609 W's C7 H7 D7 H9 D9 was read without
     its D7 and E's HK CK DK CJ HJ without its HK, each completed with the spade (the first suit
