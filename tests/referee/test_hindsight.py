@@ -103,15 +103,21 @@ def test_a_straight_short_of_a_card_gets_the_card_that_closes_it() -> None:
     assert t.deal.counts["S"] == 21
 
 
-def test_an_ace_high_straight_short_of_a_card_gets_its_gap_not_a_wild() -> None:
-    """T J K A misses a Q. The ace counted at both ends made every rank "near" the straight, so
-    a level card (H2, wild at level 2) was tried before any Q and taken (seed 9602)."""
-    t = Table()
+def straight_short_of_its_queen(t: Table) -> None:
+    """S's straight T J Q K A is read without its queen (DT CJ CK CA, illegal); the others
+    pass and S leads D3, so the second look reads the straight again."""
     start(t)
     cam(t, "S", "DT CJ CK CA")
     for s in "ENW":
         t.pass_(s)
     t.play("S", "D3")
+
+
+def test_an_ace_high_straight_short_of_a_card_gets_its_gap_not_a_wild() -> None:
+    """T J K A misses a Q. The ace counted at both ends made every rank "near" the straight, so
+    a level card (H2, wild at level 2) was tried before any Q and taken (seed 9602)."""
+    t = Table()
+    straight_short_of_its_queen(t)
     assert len(t.of("correction")) == 1
     first = in_effect(t, "play")[0]
     assert first["combo"]["kind"] == "straight"
@@ -860,11 +866,7 @@ def test_a_guessed_card_undone_is_replaced_by_one_the_rest_of_the_deal_leaves_un
     is now the one with the fewest copies in the whole deal (CQ), not the next in the suits'
     order (HQ, both of whose copies W played; bench game 9602)."""
     t = Table()
-    start(t)
-    cam(t, "S", "DT CJ CK CA")
-    for s in "ENW":
-        t.pass_(s)
-    t.play("S", "D3")
+    straight_short_of_its_queen(t)
     assert "SQ" in in_effect(t, "play")[0]["cards"]
     t.play("E", "D5")
     t.play("N", "D6")
