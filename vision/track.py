@@ -157,6 +157,15 @@ LOW_PAIR_MM = 4.0
 #: (seed 9603). At 1.5 a fanned CK CK lost its second king again (corners at 0.17 and 0.06, the
 #: latter DK 1.4 nats dearer; seed 9802, of the unseen bench set), so 1.0: e times likelier.
 LOW_PAIR_SURE = 1.0
+#: Two corners of one label are no card's two corners when at least ``FAN_BETWEEN`` other corner
+#: indices lie on the line between them (within ``FAN_LINE_MM`` of it, past the first and last
+#: tenth): a card's diagonal runs under its own face, so an index seen on it is another card's
+#: lying on top, and several in a row are a fan's. The top-left indices of two C6 four steps
+#: apart in the fan C6 H6 S6 S6 C6 H6 lay 69 mm apart, on plastic's 75 mm spacing, with H6 S6 S6
+#: between, and counted one card: a six-card bomb read as five, with the detector and with the
+#: renderer's own labels (seed 9407)
+FAN_BETWEEN = 2
+FAN_LINE_MM = 4.0
 #: Four corners of one label lie as one card's four indices (``_four_index_cards``) when the
 #: two diagonals differ by at most this (mm) and no side is shorter than ``RECT_SIDE_MM``
 RECT_DIAG_MM = 8.0
@@ -430,6 +439,21 @@ def _fitting_pairs(
     }
 
 
+def _on_segment(p: np.ndarray, q: np.ndarray, pts: np.ndarray) -> int:
+    """How many of the points ``pts`` lie on the segment ``p``-``q`` (within ``FAN_LINE_MM`` of
+    it, between its first and last tenth): see ``FAN_BETWEEN``."""
+    d = q - p
+    length = float(np.hypot(*d))
+    if length < 1e-6 or not len(pts):
+        return 0
+    u = d / length
+    rel = pts - p
+    along = rel @ u
+    across = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
+    on = (along > 0.1 * length) & (along < 0.9 * length) & (across <= FAN_LINE_MM)
+    return int(np.count_nonzero(on))
+
+
 def _four_index_cards(
     ok: Mapping[tuple[int, int], float], at: Sequence[np.ndarray], same_mm: float
 ) -> dict[tuple[int, int], float]:
@@ -646,6 +670,15 @@ class Tracker:
         # per label: (centre, runner-ups, weak, under the floor, under keep_score)
         by_label: dict[str, list[tuple[np.ndarray, Alts, bool, bool, bool]]] = {}
         maybe: list[SeenCard] = []  # (and cards read whole)
+        # every corner index over the floor, of any label: a fan's indices in a row (FAN_BETWEEN)
+        indices = np.asarray(
+            [
+                p
+                for d, p in zip(dets[:first_low], mm[:first_low], strict=True)
+                if d.card != MAYBE and not getattr(d, "whole", False)
+            ],
+            np.float64,
+        ).reshape(-1, 2)
         for k, (d, p) in enumerate(zip(dets, mm, strict=True)):
             weak = bool(getattr(d, "weak", False))
             item = (p, tuple(getattr(d, "alts", ())), weak, k >= first_low, k >= first_faint)
@@ -689,6 +722,7 @@ class Tracker:
                     faints[i] or faints[j],
                     unsure[i] or unsure[j],
                 )
+                and _on_segment(merged[i], merged[j], indices) < FAN_BETWEEN
             }
             ok = _fitting_pairs(
                 {k: e for k, e in err.items() if e <= self.pair_tol_mm},
