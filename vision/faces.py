@@ -90,6 +90,9 @@ MAYBE_COST = 1.0
 #: to ``ALT_NATS`` (a camera reading that is no legal play is read again with them)
 STRIP_NATS = 20.0
 ALT_NATS = 4.0
+#: a number card's corner index lies this far (mm, its middle) inside the card's long edge
+#: (guyenne-classic, seed 9408: 4.8 mm): a fan's lower number card showing its index ends there
+INDEX_INSET_MM = 5.0
 #: share of a face's area that must be card (not the bare table) where it is taken
 MIN_COVER = 0.85
 #: a pixel is not the bare table when a colour differs from the table's by this much (0-255)
@@ -139,20 +142,38 @@ class FaceMatch:
     #: the runner-up readings ``(card or "none", cost in nats)`` of a card seen by a strip
     alts: tuple[tuple[str, float], ...] = ()
     #: a fan's lower card: the strip of it in view, ``(x, y, ux, uy, half width, half height)``
-    #: in table mm (its middle, its width axis, its half sizes)
+    #: in table mm (its middle, its width axis pointing away from the card above it, its half
+    #: sizes)
     strip: tuple[float, float, float, float, float, float] | None = None
     #: a card that may lie there (a strip no face fits surely): ``card`` is the likeliest and
     #: ``alts`` every card it may be, with what adding it costs (nats), that one first
     maybe: bool = False
 
-    def in_strip(self, point_mm: Sequence[float], slack: float = 2.0) -> bool:
-        """Whether a table point lies on the strip of this card in view (a lower card's)."""
+    def covers(self, point_mm: Sequence[float], card_mm: Sequence[float]) -> bool:
+        """Whether a table point lies on this card where it is in view: its strip, or (a face
+        found whole) its face, ``card_mm`` the deck's card size."""
+        if self.strip is not None:
+            x, y, ux, uy, hw, hh = self.strip
+        else:
+            a = math.radians(self.angle)
+            x, y, ux, uy = self.centre_mm[0], self.centre_mm[1], math.cos(a), -math.sin(a)
+            hw, hh = card_mm[0] / 2, card_mm[1] / 2
+        dx, dy = float(point_mm[0]) - x, float(point_mm[1]) - y
+        return abs(dx * ux + dy * uy) <= hw and abs(-dx * uy + dy * ux) <= hh
+
+    def shows_index(self, point_mm: Sequence[float], slack: float = 2.0) -> bool:
+        """Whether a corner index at this table point is this strip's own card's: one lying on
+        the strip's outer half (away from the card above it). A fanned card's visible index lies
+        by its free edge, and the walk along a fan takes a strip a few mm narrower or wider than
+        it shows, so an index by the near edge is the neighbouring card's: seed 9808, W's CQ DQ
+        DQ H5 under a D5, where the H5's index lay 1 mm inside the second DQ's strip, on its
+        near side, and that DQ was dropped as a number card."""
         if self.strip is None:
             return False
         x, y, ux, uy, hw, hh = self.strip
         dx, dy = float(point_mm[0]) - x, float(point_mm[1]) - y
         along, across = dx * ux + dy * uy, -dx * uy + dy * ux
-        return abs(along) <= hw + slack and abs(across) <= hh + slack
+        return -slack <= along <= hw + slack and abs(across) <= hh + slack
 
 
 def table_view(
@@ -257,6 +278,7 @@ class CourtFaces:
         view: np.ndarray,
         origin_mm: Sequence[float] = (0.0, 0.0),
         tops: Sequence[tuple[Sequence[float], float]] = (),
+        indices: Sequence[Sequence[float]] = (),
     ) -> list[FaceMatch]:
         """The court faces in a top-down ``view`` (``FACE_PX_PER_MM``; its top-left corner at
         ``origin_mm`` on the table; mostly bare table, whose colour is the view's median): best
@@ -266,7 +288,11 @@ class CourtFaces:
 
         ``tops``: other cards seen whole (a number card by its two corner indices): ``(middle
         in table mm, angle in degrees of its width axis as ``FaceMatch.angle``)``; the court
-        cards of a fan under one are found by their strips as under a face."""
+        cards of a fan under one are found by their strips as under a face.
+
+        ``indices``: where number cards' corner indices lie (table mm): a fan's lower number
+        card shows its index by its strip's free edge, so a strip there is no court card's,
+        and the court strips beside it end where it begins (``_under``)."""
         if not self.pictures:
             return []
         table = np.median(view.reshape(-1, 3), axis=0)
@@ -297,7 +323,7 @@ class CourtFaces:
                 cfg = fg[y0:y1, x0:x1]
                 got = self._sure(self._find_in(crop, cfg, where, _angles(cv2.minAreaRect(pts))))
                 for m in list(got):
-                    got += self._under(crop, cfg, where, m)
+                    got += self._under(crop, cfg, where, m, indices=indices)
                 self._memo.append((where, crop.shape, small, got))
                 del self._memo[:-MEMO]
             found += got
@@ -306,8 +332,16 @@ class CourtFaces:
             if any(math.dist(centre, m.centre_mm) < near for m in found):
                 continue  # a face lies there (a court card's corner read as a number)
             pseudo = FaceMatch("", 0.0, (float(centre[0]), float(centre[1])), float(angle))
-            found += self._under(view, fg, origin_mm, pseudo, labels)
-        return sorted(found, key=lambda m: -m.score)  # (each group of cards sure on its own)
+            found += self._under(view, fg, origin_mm, pseudo, labels, indices)
+        # each group of cards is sure on its own; across groups, a card lies where no surer one
+        # was found: a figure found whole at a slant across a fan's strips, and a strip beside
+        # it, are no cards (seed 23's W fan DQ HQ CQ D3 H3 gave two ghost HQs that way)
+        kept: list[FaceMatch] = []
+        for m in sorted(found, key=lambda m: -m.score):
+            at = m.centre_mm if m.strip is None else m.strip[:2]
+            if not any(k.covers(at, self.card_mm) for k in kept):
+                kept.append(m)
+        return kept
 
     def _sure(self, found: list[FaceMatch]) -> list[FaceMatch]:
         """Best first, one face a spot, and only where no other card's face fits about as
@@ -366,13 +400,21 @@ class CourtFaces:
         origin_mm: Sequence[float],
         top: FaceMatch,
         labels: np.ndarray | None = None,
+        indices: Sequence[Sequence[float]] = (),
     ) -> list[FaceMatch]:
         """The court cards fanned under a face found whole: a fan's lower cards show a strip
         along one long side of the card above. Where something lies beyond a side of ``top``
         (not the table), each strip is matched against every court picture's edge, either way
         up, at each width the strip could have; the best is taken when it is sure
         (``STRIP_SCORE``, ``MARGIN`` over the best other card). ``labels``: ``fg``'s groups
-        (``cv2.connectedComponents``), when the caller has them."""
+        (``cv2.connectedComponents``), when the caller has them.
+
+        ``indices`` (table mm): number cards' corner indices. One beyond a side marks a number
+        card's strip ending ``INDEX_INSET_MM`` past it: a court strip before it must fit before
+        that strip, surely, or the number card's strip comes next and is passed over. Without
+        that, the walk took a number card's strip, which fits no face, together with the two
+        court strips after it as one wide unsure strip (seed 9408: W's DQ HQ CQ D3 under an H3,
+        read as one DQ and one card that may lie there)."""
         p = FACE_PX_PER_MM
         w, h = self.card_mm[0] * p, self.card_mm[1] * p
         c = np.array([(top.centre_mm[0] - origin_mm[0]) * p, (top.centre_mm[1] - origin_mm[1]) * p])
@@ -401,13 +443,24 @@ class CourtFaces:
                 if inside.mean() < 0.9 or fg[ys[inside], xs[inside]].mean() < 0.6:
                     break
                 run = t
+            # where the strips of number cards showing an index end (px beyond this side)
+            ends = []
+            for q in indices:
+                r = np.array([(q[0] - origin_mm[0]) * p, (q[1] - origin_mm[1]) * p]) - c
+                beyond = side * float(r @ u) - w / 2
+                if 0.0 < beyond <= run and abs(float(r @ v)) <= h / 2:
+                    ends.append(min(beyond + INDEX_INSET_MM * p, float(run)))
+            ends.sort()
             edge = 0.0  # how far beyond the side the strips found so far reach (px)
             while run - edge >= STRIP_MIN_MM * p:
                 best: tuple[float, str, float, float] | None = None  # score, card, width, angle
                 by_card: dict[str, float] = {}
                 left = run - edge
-                for width in np.arange(STRIP_MIN_MM * p, left + 0.5, STRIP_STEP):
-                    if STRIP_STEP < left - width < STRIP_MIN_MM * p:
+                # the next number card's strip ends here: a court strip must fit before it
+                number = next((e for e in ends if e > edge + STRIP_STEP), None)
+                room = left if number is None else number - edge - STRIP_MIN_MM * p
+                for width in np.arange(STRIP_MIN_MM * p, room + 0.5, STRIP_STEP):
+                    if number is None and STRIP_STEP < left - width < STRIP_MIN_MM * p:
                         continue  # what would be left beyond it is too narrow for a card
                     ts = np.arange(edge + 0.5, edge + width, 1.0)
                     grid = (
@@ -443,8 +496,11 @@ class CourtFaces:
                             if best is None or score > best[0]:
                                 best = (score, card, float(width), angle + flip)
                                 best_grid = grid
-                if best is None:
+                if best is None and number is None:
                     break
+                if best is None:
+                    edge = number  # only the number card's strip before its index: no face
+                    continue
                 score, card, width, ang = best
                 cover = float(
                     cv2.remap(
@@ -459,6 +515,9 @@ class CourtFaces:
                     score - rival >= STRIP_MARGIN
                     or (score >= STRIP_SCORE and score - rival >= MARGIN)
                 )
+                if number is not None and not sure:
+                    edge = number  # the number card's strip comes first: no face
+                    continue
                 if cover < STRIP_COVER or (not sure and score < MAYBE_FLOOR):
                     break  # not a lower card of this fan (another group beside it), or no face
                 mid = c + side * (edge + width) * u
@@ -467,8 +526,8 @@ class CourtFaces:
                 strip = (
                     origin_mm[0] + sm[0] / p,
                     origin_mm[1] + sm[1] / p,
-                    float(u[0]),
-                    float(u[1]),
+                    float(side * u[0]),
+                    float(side * u[1]),
                     width / 2 / p,
                     0.5 * self.card_mm[1],
                 )

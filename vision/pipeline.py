@@ -686,8 +686,9 @@ class TablePipeline:
         pad = max(faces.card_mm) / 2  # a card lying in the zone may reach past its edge
         out = [d for d in dets if d.card not in faces.pictures]
         # corner indices the tracker would count: they show a strip is a number card's (a ghost
-        # joker scored 0.1 in a jack's figure hid that jack, seed 9603), and a number card seen
-        # by both its corners may lie on a fan's court cards (their strips beside it)
+        # joker scored 0.1 in a jack's figure hid that jack, seed 9603) and where it ends, and a
+        # number card seen by both its corners may lie on a fan's court cards (their strips
+        # beside it)
         tracker = self.tracker
         floor = tracker.min_score if tracker is not None else 0.0
         sure = [d for d in out if d.score >= floor and not getattr(d, "weak", False)]
@@ -707,11 +708,11 @@ class TablePipeline:
             view = table_view(image, cal, (x0, y0, x1, y1), FACE_PX_PER_MM)
             self.report.face_looks += 1
             here = [tp for tp in tops if cal.zone_at_mm(tp[0]) == z]
-            for m in faces.find(view, (float(x0), float(y0)), here):
+            for m in faces.find(view, (float(x0), float(y0)), here, corners):
                 if cal.zone_at_mm(m.centre_mm) == z:  # not another zone's card in the margin
                     found.append(m)
         for m in found:
-            if any(m.in_strip(q) for q in corners):
+            if any(m.shows_index(q) for q in corners):
                 continue  # the card under shows a corner index: it is no court face
             # a fan's lower card where it shows: its middle lies under the card on top, where
             # the tracker takes a one-point card for one read in that card's picture

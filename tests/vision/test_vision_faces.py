@@ -198,6 +198,14 @@ def test_court_cards_played_are_seen_by_their_faces_with_the_enrolled_deck(court
         Observation(15.0 + 2.5 * k, "played", seat=s, cards=tuple(parse_cards(c)))
         for k, (s, c) in enumerate(later)
     ]
+    # and fans of court cards under number cards, whose strips the walk from the number card
+    # on top must tell apart (seeds 9408 and 9808: a queen lost in each)
+    fans = [("W", "DQ HQ CQ D3 H3"), ("N", "CQ DQ DQ H5 D5")]
+    script.append(Observation(20.0, "trick_cleared"))
+    script += [
+        Observation(22.5 + 2.5 * k, "played", seat=s, cards=tuple(parse_cards(c)))
+        for k, (s, c) in enumerate(fans)
+    ]
     video = root / "court-plays.mp4"
     render_game(
         load_profile("standard"),
@@ -222,6 +230,41 @@ def test_court_cards_played_are_seen_by_their_faces_with_the_enrolled_deck(court
     assert ("N", ["CJ", "H9"]) in with_faces and ("W", ["D5", "D5", "HK"]) in with_faces
     assert ("S", ["CQ", "H4"]) in with_faces, with_faces
     assert ("E", ["CK", "DK", "HK", "HK", "SK"]) in with_faces, with_faces
+    assert ("W", ["CQ", "D3", "DQ", "H3", "HQ"]) in with_faces, with_faces
+    assert ("N", ["CQ", "D5", "DQ", "DQ", "H5"]) in with_faces, with_faces
     prof.faces = None
     without = seen(prof)
     assert not any(c[1] in "JQK" for _, cs in without for c in cs), without
+
+
+def test_a_strip_is_a_number_cards_only_by_an_index_on_its_free_side() -> None:
+    """A fan's lower card shows its corner index by its strip's free edge (away from the card
+    above). An index 1 mm inside a strip on its near side is the neighbouring number card's,
+    whose strip the walk took a few mm short (seed 9808: the H5's index inside the second DQ's
+    strip dropped that DQ)."""
+    from vision.faces import FaceMatch
+
+    # a strip 22 mm wide, its width axis (away from the card above) along -y
+    m = FaceMatch("DQ", 0.5, (200.0, 330.0), 270.0, strip=(200.0, 344.0, 0.0, -1.0, 11.0, 48.0))
+    assert m.shows_index((200.0, 336.0))  # 8 mm out from the middle, by its free edge
+    assert m.shows_index((215.0, 344.0 - 12.0))  # slack of 2 mm past the edge, off-centre
+    assert not m.shows_index((200.0, 353.0))  # 9 mm in on the near side: the neighbour's
+    assert not m.shows_index((200.0, 320.0))  # beyond the strip
+    assert not m.shows_index((260.0, 340.0))  # beside the card
+    assert not FaceMatch("DQ", 0.9, (200.0, 330.0), 270.0).shows_index((200.0, 330.0))
+
+
+def test_a_face_or_strip_covers_only_where_it_lies() -> None:
+    """Where a face found whole or a strip is the card in view (``CourtFaces.find`` keeps, of
+    two cards found at one place, the surer)."""
+    from vision.faces import FaceMatch
+
+    whole = FaceMatch("HQ", 0.9, (100.0, 100.0), 0.0)  # upright: 63 wide along x, 88 along y
+    assert whole.covers((130.0, 140.0), (63.0, 88.0))
+    assert not whole.covers((135.0, 100.0), (63.0, 88.0))
+    turned = FaceMatch("HQ", 0.9, (100.0, 100.0), 90.0)  # lying on its side
+    assert turned.covers((140.0, 130.0), (63.0, 88.0))
+    assert not turned.covers((130.0, 140.0), (63.0, 88.0))
+    strip = FaceMatch("CQ", 0.7, (0.0, 0.0), 0.0, strip=(50.0, 50.0, 1.0, 0.0, 6.0, 44.0))
+    assert strip.covers((55.0, 90.0), (63.0, 88.0))
+    assert not strip.covers((57.0, 50.0), (63.0, 88.0))
