@@ -1215,7 +1215,7 @@ class Referee:
             for k, _, why in self._suspects:  # the oldest first: later ones may be its echoes
                 if k == idx:
                     continue
-                fixed = self._retry(k, obs.t) if why == "illegal" else self._unseen(k, obs.t)
+                fixed = self._unseen(k, obs.t) if why == "unseen" else self._retry(k, obs.t, why)
                 if fixed is not None:
                     self._suspects = self._suspects_after(k)
                     return fixed
@@ -1249,11 +1249,28 @@ class Referee:
         if obs.type == "played" and obs.doubts:  # a camera's reading (not a person's entry)
             for e in out:
                 if e.type == "play" and e.data.get("legal") is False:
+                    top = self._short_top(obs, idx, e.data)
+                    if top is not None and all(k != top for k, _, _ in self._suspects):
+                        self._suspects.append((top, HINDSIGHT_WINDOW, "top"))
                     self._suspects.append((idx, HINDSIGHT_WINDOW, "illegal"))
                 elif e.type == "foul" and e.data.get("kind") == "out_of_turn":
                     self._suspects.append((idx, HINDSIGHT_WINDOW, "unseen"))
             del self._suspects[:-_HINDSIGHT_SUSPECTS]
         return []
+
+    def _short_top(self, obs: Observation, idx: int, data: Mapping[str, Any]) -> int | None:
+        """The trick's top, a camera play legal as read, when camera play ``obs`` (observation
+        ``idx``) of more cards did not beat it: the top may be a card short (seed 9408: E's S7 S7
+        read S7, one copy's index under the floor; N's pair of jacks did not beat a single 7,
+        and the second look dropped a jack, then a king from W's pair). A suspect like an
+        illegal play (``_retry``), read again only when the table's continuation says so."""
+        if not str(data.get("reason", "")).startswith("does not beat"):
+            return None
+        d = self._core._live_deal()
+        if d is None or d.top is None or d.owner is None or len(d.top.cards) >= len(obs.cards):
+            return None
+        i = self._last_camera_play(d.owner, d.number, idx)
+        return None if i is None else self._origin[i]
 
     def _suspects_after(self, k: int) -> list[tuple[int, int, str]]:
         """The suspects after observation ``k`` in the effective log (after a correction)."""
@@ -1855,10 +1872,11 @@ class Referee:
                 found.append((cs, cost, changes))
         return found
 
-    def _retry(self, k: int, t: float) -> list[Event] | None:
+    def _retry(self, k: int, t: float, why: str = "illegal") -> list[Event] | None:
         """Readings of the suspect observation ``k`` whose continuation up to now has no clash
         foul, where the reading as logged has at least two: the cheapest one, as a correction
-        of the suspect's play event; None when there is none."""
+        of the suspect's play event; None when there is none. ``why``: "illegal" as read, or
+        "top": legal as read, a trick's top a later play did not beat (``_short_top``)."""
         o = self._obs[k]
         seat = o.seat
         pos = self._play_pos(k)
@@ -1884,10 +1902,16 @@ class Referee:
             left, cost, new_cards, changes = best
             camera = [str(c) for c in o.cards]
             text = [str(c) for c in sort_cards(new_cards)]
+            what = (
+                "not a legal play, and the table played on as if it were"
+                if why == "illegal"
+                else "the next plays did not beat it as read, and the table played on as if "
+                "they did"
+            )
             why = (
-                f"camera read {' '.join(camera)}: not a legal play, and the table played on as "
-                f"if it were ({now} fouls or ignored passes since, {left} with this reading); "
-                f"re-read as {' '.join(text)} ({', '.join(changes)}; cost {cost:.2f})"
+                f"camera read {' '.join(camera)}: {what} ({now} fouls or ignored passes since, "
+                f"{left} with this reading); re-read as {' '.join(text)} ({', '.join(changes)}; "
+                f"cost {cost:.2f})"
             )
             fix = replace(
                 o,

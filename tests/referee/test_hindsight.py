@@ -887,3 +887,30 @@ def test_a_guessed_card_undone_is_replaced_by_one_the_rest_of_the_deal_leaves_un
     assert sorted(first["cards"]) == ["CA", "CJ", "CK", "CQ", "DT"]
     assert "CQ not seen" in first["reread"]
     assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_trick_top_read_a_card_short_is_read_again_when_the_next_plays_did_not_beat_it() -> None:
+    """E's pair of sevens is read as one S7 (the other seven's index under the floor), legal
+    as read. N's pair of jacks and W's pair of kings do not beat a single 7, and the table plays
+    on as if they did: the top of the trick is read again, a seven more, and both pairs stand
+    (seed 9408: the second look had dropped a jack from N's pair, then a king from W's)."""
+    t = Table()
+    start(t, leader="E")
+    cam(t, "E", "S7")  # E leads S7 S7; one seven not seen
+    cam(t, "N", "HJ DJ")
+    cam(t, "W", "HK CK")
+    t.pass_("S")
+    t.pass_("E")
+    t.pass_("N")
+    t.play("W", "C5")  # W won the trick and leads
+    plays = [(p["seat"], p["cards"]) for p in in_effect(t, "play")]
+    assert plays == [
+        ("E", ["S7", "H7"]),
+        ("N", ["HJ", "DJ"]),
+        ("W", ["HK", "CK"]),
+        ("W", ["C5"]),
+    ], plays
+    top = in_effect(t, "play")[-4]
+    assert top["camera"] == ["S7"] and "did not beat it as read" in top["reread"]
+    assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
+    assert fold(t.ref.events, t.profile) == t.ref.state
