@@ -42,14 +42,17 @@ copies of a card in one play) that make it legal are taken, and the ``play`` eve
 (``camera``: the cards as read, ``reread``: what changed and its cost). A doubt with no card is
 a card the camera says it may have missed (a fan's lower court card it could not name surely):
 adding one of its readings is such a change. An honest illegal play stays one unless the camera
-itself doubted it; a play that is legal as read is never changed.
+itself doubted it; a play that is legal as read is not changed as it comes (only in hindsight,
+below, as a trick's top).
 
 A foul judged on a camera's reading of cards (an illegal or out-of-turn ``played`` observation
 with ``doubts``, or a pass by "the leader" in a deal whose plays the camera reads: who leads is
 the camera's reading of the trick before) keeps its penalty but is flagged ``review`` and does
 not count towards the pair's limit until the referee marks it (a ``foul`` observation): a
 misread must not end a match by itself. A play judged illegal as read is also looked at again
-when the table plays on as if it were legal, and a camera's play out of turn when the table
+when the table plays on as if it were legal (and so is the trick's top, a camera play legal as
+read, when a play of more cards did not beat it: the top may be a card short, ``_short_top``),
+and a camera's play out of turn when the table
 played on as if the seats before it had passed (``HINDSIGHT_WINDOW``); the signs of that are
 clashes (``_clash``): fouls, passes out of turn, and plays or passes after the deal ended by
 the referee's count (a card counted that was not there took a seat out early). A small joker
