@@ -157,9 +157,9 @@ LOW_PAIR_MM = 4.0
 #: (seed 9603). At 1.5 a fanned CK CK lost its second king again (corners at 0.17 and 0.06, the
 #: latter DK 1.4 nats dearer; seed 9802, of the unseen bench set), so 1.0: e times likelier.
 LOW_PAIR_SURE = 1.0
-#: Two corners of one label are no card's two corners when at least ``FAN_BETWEEN`` other corner
-#: indices lie on the line between them (within ``FAN_LINE_MM`` of it, past the first and last
-#: tenth): a card's diagonal runs under its own face, so an index seen on it is another card's
+#: Two corners of one label are no card's two corners when at least ``FAN_BETWEEN`` corner
+#: indices of other labels lie on the line between them (within ``FAN_LINE_MM`` of it, past its
+#: first and last tenth): a card's diagonal runs under its own face, so an index on it is a card's
 #: lying on top, and several in a row are a fan's. The top-left indices of two C6 four steps
 #: apart in the fan C6 H6 S6 S6 C6 H6 lay 69 mm apart, on plastic's 75 mm spacing, with H6 S6 S6
 #: between, and counted one card: a six-card bomb read as five, with the detector and with the
@@ -670,15 +670,12 @@ class Tracker:
         # per label: (centre, runner-ups, weak, under the floor, under keep_score)
         by_label: dict[str, list[tuple[np.ndarray, Alts, bool, bool, bool]]] = {}
         maybe: list[SeenCard] = []  # (and cards read whole)
-        # every corner index over the floor, of any label: a fan's indices in a row (FAN_BETWEEN)
-        indices = np.asarray(
-            [
-                p
-                for d, p in zip(dets[:first_low], mm[:first_low], strict=True)
-                if d.card != MAYBE and not getattr(d, "whole", False)
-            ],
-            np.float64,
-        ).reshape(-1, 2)
+        # every corner index over the floor: a fan's indices in a row (FAN_BETWEEN)
+        index_of = [
+            (d.card, p)
+            for d, p in zip(dets[:first_low], mm[:first_low], strict=True)
+            if d.card != MAYBE and not getattr(d, "whole", False)
+        ]
         for k, (d, p) in enumerate(zip(dets, mm, strict=True)):
             weak = bool(getattr(d, "weak", False))
             item = (p, tuple(getattr(d, "alts", ())), weak, k >= first_low, k >= first_faint)
@@ -710,6 +707,10 @@ class Tracker:
                     faints.append(fnt)
                     unsure.append(w or any(c < LOW_PAIR_SURE for _, c in a))
             n = len(merged)
+            # other labels' indices only: a double box of one corner lies on its card's diagonal
+            # (a joker's index found twice, 12 mm apart, seed 9405), and no third copy of this
+            # label lies between two of its copies
+            others = np.asarray([p for c, p in index_of if c != label], np.float64).reshape(-1, 2)
             err = {
                 (i, j): abs(float(np.hypot(*(merged[i] - merged[j]))) - self.pair_mm)
                 for i in range(n)
@@ -722,7 +723,7 @@ class Tracker:
                     faints[i] or faints[j],
                     unsure[i] or unsure[j],
                 )
-                and _on_segment(merged[i], merged[j], indices) < FAN_BETWEEN
+                and _on_segment(merged[i], merged[j], others) < FAN_BETWEEN
             }
             ok = _fitting_pairs(
                 {k: e for k, e in err.items() if e <= self.pair_tol_mm},
