@@ -129,6 +129,14 @@ def _not_table(view: np.ndarray, table: np.ndarray) -> np.ndarray:
     return (fg > 0) | holes
 
 
+def _along_across(
+    point_mm: Sequence[float], x: float, y: float, ux: float, uy: float
+) -> tuple[float, float]:
+    """A table point from ``(x, y)``: along the unit vector ``(ux, uy)`` and across it."""
+    dx, dy = float(point_mm[0]) - x, float(point_mm[1]) - y
+    return dx * ux + dy * uy, -dx * uy + dy * ux
+
+
 class FaceError(ValueError):
     """A court frame the faces cannot be cut from (named with what to do)."""
 
@@ -158,8 +166,8 @@ class FaceMatch:
             a = math.radians(self.angle)
             x, y, ux, uy = self.centre_mm[0], self.centre_mm[1], math.cos(a), -math.sin(a)
             hw, hh = card_mm[0] / 2, card_mm[1] / 2
-        dx, dy = float(point_mm[0]) - x, float(point_mm[1]) - y
-        return abs(dx * ux + dy * uy) <= hw and abs(-dx * uy + dy * ux) <= hh
+        along, across = _along_across(point_mm, x, y, ux, uy)
+        return abs(along) <= hw and abs(across) <= hh
 
     def shows_index(self, point_mm: Sequence[float], slack: float = 2.0) -> bool:
         """Whether a corner index at this table point is this strip's own card's: one lying on
@@ -171,8 +179,7 @@ class FaceMatch:
         if self.strip is None:
             return False
         x, y, ux, uy, hw, hh = self.strip
-        dx, dy = float(point_mm[0]) - x, float(point_mm[1]) - y
-        along, across = dx * ux + dy * uy, -dx * uy + dy * ux
+        along, across = _along_across(point_mm, x, y, ux, uy)
         return -slack <= along <= hw + slack and abs(across) <= hh + slack
 
 
