@@ -166,6 +166,18 @@ LOW_PAIR_SURE = 1.0
 #: renderer's own labels (seed 9407)
 FAN_BETWEEN = 2
 FAN_LINE_MM = 4.0
+#: A corner under the floor left single counts as a card when a sure corner index of its own
+#: rank lies this far (mm, from..to) from it, and none nearer, and it scored at least
+#: ``KIN_MIN_SCORE`` (corner x class probability; the floor is 0.25): a fan's or
+#: a stack's lower card of a pair, a bomb, a full house (``Tracker._next_of_kin``). Seen on the
+#: bench games (2026-12-03): the fanned five-card bomb CT CT HT HT DT read as four (the second
+#: CT's index at 0.22, 16 mm from the first; seed 9406), the full house CT ST HT D3 H3 read
+#: without its ST (0.11-0.13, 18 mm from CT and HT; 9808) and the pair S7 S7 stacked 16 mm
+#: apart read as one S7 (0.24; 9408)
+KIN_STEP_MM = (12.0, 24.0)
+KIN_MIN_SCORE = 0.1
+#: ... with "no card there" among its runner-ups at this cost (nats)
+KIN_NONE_COST = 1.0
 #: Four corners of one label lie as one card's four indices (``_four_index_cards``) when the
 #: two diagonals differ by at most this (mm) and no side is shorter than ``RECT_SIDE_MM``
 RECT_DIAG_MM = 8.0
@@ -668,7 +680,7 @@ class Tracker:
         first_low = len(dets) - partner_only
         first_faint = len(dets) - faint
         # per label: (centre, runner-ups, weak, under the floor, under keep_score)
-        by_label: dict[str, list[tuple[np.ndarray, Alts, bool, bool, bool]]] = {}
+        by_label: dict[str, list[tuple[np.ndarray, Alts, bool, bool, bool, float]]] = {}
         maybe: list[SeenCard] = []  # (and cards read whole)
         # every corner index over the floor: a fan's indices in a row (FAN_BETWEEN)
         index_of = [
@@ -678,7 +690,8 @@ class Tracker:
         ]
         for k, (d, p) in enumerate(zip(dets, mm, strict=True)):
             weak = bool(getattr(d, "weak", False))
-            item = (p, tuple(getattr(d, "alts", ())), weak, k >= first_low, k >= first_faint)
+            alt = tuple(getattr(d, "alts", ()))
+            item = (p, alt, weak, k >= first_low, k >= first_faint, float(d.score))
             if d.card == MAYBE or getattr(d, "whole", False):
                 # a card read whole (vision/faces.py: a court card by its picture) or one that
                 # may be there: one card each, never a corner of a pair (two queens of a trick
@@ -689,6 +702,7 @@ class Tracker:
                 continue
             by_label.setdefault(d.card, []).append(item)
         out: list[SeenCard] = []
+        lone: list[tuple[str, np.ndarray, Alts]] = []  # corners under the floor, left single
         for label, pts in by_label.items():
             # merge double detections of one corner (a sure one before a weak one, either
             # before one under the floor)
@@ -698,10 +712,14 @@ class Tracker:
             lows: list[bool] = []
             faints: list[bool] = []
             unsure: list[bool] = []  # may not pair under the floor (LOW_PAIR_SURE)
-            for p, a, w, low, fnt in sorted(pts, key=lambda x: (x[3], x[4], x[2])):
+            jokers: list[bool] = []  # a joker under the corner floor (``weak``)
+            scores: list[float] = []
+            for p, a, w, low, fnt, sc in sorted(pts, key=lambda x: (x[3], x[4], x[2])):
                 if all(np.hypot(*(p - q)) >= self.same_mm for q in merged):
                     merged.append(p)
                     alts.append(a)
+                    jokers.append(w)
+                    scores.append(sc)
                     weaks.append(w or low)
                     lows.append(low)
                     faints.append(fnt)
@@ -751,8 +769,38 @@ class Tracker:
                 if i not in used and not weaks[i]:  # a weak corner counts with its pair only
                     x, y = float(merged[i][0]), float(merged[i][1])
                     out.append(SeenCard(label, x, y, self.region_at(x, y), 1, alts[i]))
+                elif i not in used and lows[i] and not jokers[i] and scores[i] >= KIN_MIN_SCORE:
+                    lone.append((label, merged[i], alts[i]))
+        out += self._next_of_kin(lone, index_of)
         del self._spacings[:-SPACING_KEEP]
         return self._inside_doubts(self._pair_doubts(self._fuse(out))) + maybe
+
+    def _next_of_kin(
+        self, lone: Sequence[tuple[str, np.ndarray, Alts]], sure: Sequence[tuple[str, np.ndarray]]
+    ) -> list[SeenCard]:
+        """Corners under the floor, left single (``lone``: label, centre, runner-ups), that count
+        as a card: those a fan's step (``KIN_STEP_MM``) from a sure corner index (``sure``) of
+        their own rank, and nearer none. Cards of one rank are laid together (a
+        pair, a bomb, a full house's three), fanned or stacked a little apart, and the lower
+        card's index is half covered by the one on top; a corner of another rank there may be a
+        misread of the upper card's index, not a card. Each counts with "no card" among its
+        runner-ups at ``KIN_NONE_COST``: the referee drops it where the play is illegal with it."""
+        out: list[SeenCard] = []
+        if not lone or not sure:
+            return out
+        lo, hi = KIN_STEP_MM
+        for label, p, alts in lone:
+            card = parse_card(label)
+            if card.is_joker:
+                continue
+            d = [(c, float(np.hypot(*(p - q)))) for c, q in sure]
+            if any(dist < lo for _, dist in d):
+                continue
+            if any(lo <= dist <= hi and parse_card(c).rank == card.rank for c, dist in d):
+                x, y = float(p[0]), float(p[1])
+                got = _none_at(alts, KIN_NONE_COST)
+                out.append(SeenCard(label, x, y, self.region_at(x, y), 1, got[:4]))
+        return out
 
     def _may_pair(
         self, p: np.ndarray, q: np.ndarray, low_p: bool, low_q: bool, faint: bool, unsure: bool

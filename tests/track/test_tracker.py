@@ -814,3 +814,47 @@ def test_cards_read_whole_are_never_taken_for_two_corners_of_one() -> None:
     assert [c.corners for c in tr.cards_in([a, b])] == [2]
     whole = [replace(d, whole=True) for d in (a, b)]
     assert sorted((c.card, c.corners) for c in tr.cards_in(whole)) == [("CQ", 2), ("CQ", 2)]
+
+
+def test_a_lower_card_of_a_fans_rank_seen_under_the_floor_counts() -> None:
+    """The full house CT ST HT D3 H3 fanned 17 mm apart, the ST's index half covered and scored
+    0.15, under the tracker's floor (seed 9808): a corner under the floor left single counts as
+    a card a fan's step from a sure index of its own rank (``KIN_STEP_MM``), with "no card
+    there" among its runner-ups at ``KIN_NONE_COST`` for the referee. A corner of another rank
+    there, one of the rank too far from the others, one nearer another card's index than a
+    fan's step (a misread double box) or one scored under ``KIN_MIN_SCORE`` counts no card."""
+    from dataclasses import replace
+
+    from vision.track import KIN_NONE_COST
+
+    def seen_in(dets: list[Det]) -> list:
+        tr = Tracker(calibration())
+        tr.update(0.0, dets)  # (``cards_in`` takes the detections over the floor only)
+        return tr.last_seen
+
+    x, y = S_PLAY
+    cards = ["CT", "ST", "HT", "D3", "H3"]
+    dets = detections(fan(cards, x, y), hide=fan_hidden(0, len(cards)))
+    faint = [replace(d, score=0.15) if d.card == "ST" else d for d in dets]
+    seen = seen_in(faint)
+    assert Counter(c.card for c in seen) == Counter(cards)
+    (st,) = [c for c in seen if c.card == "ST"]
+    assert ("none", KIN_NONE_COST) in st.alts
+    # the play as committed: the ST is one of its cards, "no card" its doubt
+    tr = Tracker(calibration())
+    (ch,) = feed(tr, [faint] * 3)
+    assert sorted(ch.added) == sorted(cards)
+    assert ("ST", (("none", KIN_NONE_COST),)) in ch.doubts
+    # a seven there (the upper card's index misread, say) is no card of the fan's ranks
+    seven = [replace(d, card="S7") if d.card == "ST" else d for d in faint]
+    assert "S7" not in {c.card for c in seen_in(seven)}
+    # a ten 40 mm from the fan's tens is not a fan's lower card either
+    far = [replace(d, score=0.15) if d.card == "ST" else d for d in dets if d.card != "HT"]
+    far = [d for d in far if d.card != "CT"] + [_corner_at(x - 20, y + 80, "CT")]
+    assert "ST" not in {c.card for c in seen_in(far)}
+    # one on another card's index (within ``same_mm``): a double box, no card
+    (ht,) = [d for d in dets if d.card == "HT"]
+    double = [*dets, replace(ht, card="DT", score=0.15)]
+    assert "DT" not in {c.card for c in seen_in(double)}
+    fainter = [replace(d, score=0.08) if d.card == "ST" else d for d in dets]
+    assert "ST" not in {c.card for c in seen_in(fainter)}
