@@ -382,6 +382,11 @@ def _none_at(alts: Alts, cost: float) -> Alts:
     return tuple(sorted(got.items(), key=lambda kv: (kv[1], kv[0])))
 
 
+def _none_cost(alts: Alts) -> float:
+    """The cost of "no card there" among ``alts`` (inf: not among them)."""
+    return min((cost for k, cost in alts if k == "none"), default=math.inf)
+
+
 def _with_none(card: SeenCard, cost: float) -> SeenCard:
     """``card`` with the runner-up "no card there" at ``cost`` (unless it has it cheaper)."""
     alts = _none_at(card.alts, cost)
@@ -1036,7 +1041,10 @@ class Tracker:
                     continue  # only a card that may be there came or went: no change of cards
                 # runner-ups of the added cards, from this frame's instances of their labels
                 doubts: list[tuple[str, Alts]] = []
-                pool = {k: list(v) for k, v in unsure.get(r, {}).items()}
+                # per label, the instances that may be no card first (a fan's lower card
+                # seen under the floor, ``_next_of_kin``): the copy a change adds is the one
+                # least sure to be there, and the referee drops a card at its "none" cost
+                pool = {k: sorted(v, key=_none_cost) for k, v in unsure.get(r, {}).items()}
                 gone = set(removed)
                 for label in added:
                     got = pool.get(label)

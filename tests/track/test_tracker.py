@@ -590,6 +590,22 @@ def _corner_at(x: float, y: float, card: str, alts: tuple = ()) -> Det:
     return Det(card, (u - 6, v - 6, u + 6, v + 6), 1.0, alts)
 
 
+def _mm_of(d: Det) -> tuple[float, float]:
+    """The table-mm centre of detection ``d``'s box."""
+    cx, cy = (d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2
+    (x, y) = calibration().to_table([(cx, cy)])[0]
+    return float(x), float(y)
+
+
+def _shifted(d: Det, dx: float, dy: float) -> Det:
+    """Detection ``d`` moved by (dx, dy) table mm, its score and runner-ups kept."""
+    from dataclasses import replace
+
+    x, y = _mm_of(d)
+    moved = _corner_at(x + dx, y + dy, d.card)
+    return replace(d, box=moved.box)
+
+
 def _card(card: str, x: float, y: float, spacing: float, angle: float = 0.9) -> list[Det]:
     """A card's two corner indices ``spacing`` mm apart (deck designs differ)."""
     dx, dy = spacing / 2 * np.cos(angle), spacing / 2 * np.sin(angle)
@@ -858,3 +874,25 @@ def test_a_lower_card_of_a_fans_rank_seen_under_the_floor_counts() -> None:
     assert "DT" not in {c.card for c in seen_in(double)}
     fainter = [replace(d, score=0.08) if d.card == "ST" else d for d in dets]
     assert "ST" not in {c.card for c in seen_in(fainter)}
+
+
+def test_the_doubt_of_an_added_copy_is_the_one_under_the_floor() -> None:
+    """An S7 lies in S's zone from an earlier play; S lays H7 S7, the S7 16 mm off the H7 with
+    its index scored 0.24, under the floor (as seed 9408's stacked sevens): the change adds one
+    S7 of the two the zone shows, and its doubt is the lower card's ("no card there" at
+    ``KIN_NONE_COST``), not the old sure S7's (none), so the referee can drop it cheaply."""
+    from dataclasses import replace
+
+    from vision.track import KIN_NONE_COST
+
+    x, y = S_PLAY
+    old = detections([("S7", x - 70.0, y, 0.0)])
+    tr = Tracker(calibration())
+    (first,) = feed(tr, [old] * 3)
+    assert first.added == ("S7",)
+    new = detections([("H7", x + 20.0, y, 0.0)])
+    tl = min(new, key=lambda d: d.box[0])  # the H7's top-left index
+    low = replace(_shifted(tl, 0.0, -16.0), card="S7", score=0.24)
+    (ch,) = feed(tr, [[*old, *new, low]] * 3, t0=1.0)
+    assert sorted(ch.added) == ["H7", "S7"]
+    assert ("S7", (("none", KIN_NONE_COST),)) in ch.doubts
