@@ -32,6 +32,12 @@ spacing). Once the table's corner spacing is learnt (below), no pair lies furthe
 ``PAIR_FAR_MM``, and a pair of two sure corners off it by more than ``PAIR_OFF_MM`` is not
 taken where one of them has a weak partner on it (two identical cards fanned tightly: the
 upper card's own index under the floor).
+A corner under the floor left single, scoring at least ``KIN_MIN_SCORE``, counts as a card when
+a sure corner index of its own rank lies a fan's step from it (``KIN_STEP_MM``) and none nearer:
+the half-covered index of a pair's, a bomb's or a full house's lower card. It carries "no card
+there" among its runner-ups (``KIN_NONE_COST``), and a change's doubt for an added copy of a
+label is the instance least sure to be there, so the referee drops it cheaply where the play is
+illegal with it.
 Two one-corner cards read differently are one card when they lie the table's own corner spacing
 apart (``Tracker.spacing``: the median distance of the one-label pairs seen so far; plastic's
 indices sit ~75 mm apart) within ``fuse_mm`` (5), and both readings together name one card for
