@@ -690,7 +690,7 @@ class Tracker:
             return []
         first_low = len(dets) - partner_only
         first_faint = len(dets) - faint
-        # per label: (centre, runner-ups, weak, under the floor, under keep_score)
+        # per label: (centre, runner-ups, weak, under the floor, under keep_score, score)
         by_label: dict[str, list[tuple[np.ndarray, Alts, bool, bool, bool, float]]] = {}
         maybe: list[SeenCard] = []  # (and cards read whole)
         # every corner index over the floor: a fan's indices in a row (FAN_BETWEEN)
@@ -782,20 +782,25 @@ class Tracker:
                     out.append(SeenCard(label, x, y, self.region_at(x, y), 1, alts[i]))
                 elif i not in used and lows[i] and not jokers[i] and scores[i] >= KIN_MIN_SCORE:
                     lone.append((label, merged[i], alts[i]))
-        out += self._next_of_kin(lone, index_of)
+        out += self._next_of_kin(lone, index_of, [c for c in out if c.corners == 2])
         del self._spacings[:-SPACING_KEEP]
         return self._inside_doubts(self._pair_doubts(self._fuse(out))) + maybe
 
     def _next_of_kin(
-        self, lone: Sequence[tuple[str, np.ndarray, Alts]], sure: Sequence[tuple[str, np.ndarray]]
+        self,
+        lone: Sequence[tuple[str, np.ndarray, Alts]],
+        sure: Sequence[tuple[str, np.ndarray]],
+        whole: Sequence[SeenCard] = (),
     ) -> list[SeenCard]:
         """Corners under the floor, left single (``lone``: label, centre, runner-ups), that count
         as a card: those a fan's step (``KIN_STEP_MM``) from a sure corner index (``sure``) of
         their own rank, and nearer none. Cards of one rank are laid together (a
         pair, a bomb, a full house's three), fanned or stacked a little apart, and the lower
         card's index is half covered by the one on top; a corner of another rank there may be a
-        misread of the upper card's index, not a card. Each counts with "no card" among its
-        runner-ups at ``KIN_NONE_COST``: the referee drops it where the play is illegal with it."""
+        misread of the upper card's index, not a card; so is one lying well inside a card seen
+        by both corners (``whole``: on top, so nothing under it shows): a detection on its art.
+        Each counts with "no card" among its runner-ups at ``KIN_NONE_COST``: the referee drops
+        it where the play is illegal with it."""
         out: list[SeenCard] = []
         if not lone or not sure:
             return out
@@ -810,7 +815,9 @@ class Tracker:
             if any(lo <= dist <= hi and parse_card(c).rank == card.rank for c, dist in d):
                 x, y = float(p[0]), float(p[1])
                 got = _none_at(alts, KIN_NONE_COST)
-                out.append(SeenCard(label, x, y, self.region_at(x, y), 1, got[:4]))
+                kin = SeenCard(label, x, y, self.region_at(x, y), 1, got[:4])
+                if not self._inside(kin, whole):
+                    out.append(kin)
         return out
 
     def _may_pair(
@@ -910,19 +917,23 @@ class Tracker:
         whole = [c for c in cards if c.corners == 2 and c.axes is not None]
         if not whole:
             return cards
-        out = []
+        return [
+            _with_none(c, INSIDE_COST) if c.corners == 1 and self._inside(c, whole) else c
+            for c in cards
+        ]
+
+    def _inside(self, c: SeenCard, whole: Sequence[SeenCard]) -> bool:
+        """Whether ``c``'s centre lies well inside (``inside_mm`` from its edges) one of the
+        cards ``whole``, each seen by both corners (``axes`` known)."""
         hw, hh = self.card_half[0] - self.inside_mm, self.card_half[1] - self.inside_mm
-        for c in cards:
-            if c.corners == 1:
-                for w in whole:
-                    assert w.axes is not None
-                    dx, dy = c.x_mm - w.x_mm, c.y_mm - w.y_mm
-                    (ux, uy), (vx, vy) = w.axes
-                    if abs(dx * ux + dy * uy) < hw and abs(dx * vx + dy * vy) < hh:
-                        c = _with_none(c, INSIDE_COST)
-                        break
-            out.append(c)
-        return out
+        for w in whole:
+            if w.axes is None:
+                continue
+            dx, dy = c.x_mm - w.x_mm, c.y_mm - w.y_mm
+            (ux, uy), (vx, vy) = w.axes
+            if abs(dx * ux + dy * uy) < hw and abs(dx * vx + dy * vy) < hh:
+                return True
+        return False
 
     def _axes(self, p: np.ndarray, q: np.ndarray) -> tuple[tuple[float, float], ...] | None:
         """Unit vectors along a card's short and long sides, from its two corner indices (the

@@ -874,6 +874,11 @@ def test_a_lower_card_of_a_fans_rank_seen_under_the_floor_counts() -> None:
     assert "DT" not in {c.card for c in seen_in(double)}
     fainter = [replace(d, score=0.08) if d.card == "ST" else d for d in dets]
     assert "ST" not in {c.card for c in seen_in(fainter)}
+    # one on the face of a card seen by both corners (on top: nothing under it shows), 16 mm
+    # from that card's index of its rank: a detection on its art (seed 9604: SQ read CQ SQ)
+    queen = detections([("SQ", x, y, 0.0)])
+    art = replace(_corner_at(x - 15.5, y - 19.5, "CQ"), score=0.2)
+    assert Counter(c.card for c in seen_in([*queen, art])) == Counter({"SQ": 1})
 
 
 def test_the_doubt_of_an_added_copy_is_the_one_under_the_floor() -> None:
