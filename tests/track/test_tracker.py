@@ -864,11 +864,12 @@ def test_a_lower_card_of_a_fans_rank_seen_under_the_floor_counts() -> None:
     # a seven there (the upper card's index misread, say) is no card of the fan's ranks
     seven = [replace(d, card="S7") if d.card == "ST" else d for d in faint]
     assert "S7" not in {c.card for c in seen_in(seven)}
-    # a ten 40 mm from the fan's tens is not a fan's lower card either
+    # a ten about 80 mm from the nearest other ten (the HT gone, the CT moved away) is not a
+    # fan's lower card either
     far = [replace(d, score=0.15) if d.card == "ST" else d for d in dets if d.card != "HT"]
     far = [d for d in far if d.card != "CT"] + [_corner_at(x - 20, y + 80, "CT")]
     assert "ST" not in {c.card for c in seen_in(far)}
-    # one on another card's index (within ``same_mm``): a double box, no card
+    # one on another card's index (nearer than a fan's step): a double box, no card
     (ht,) = [d for d in dets if d.card == "HT"]
     double = [*dets, replace(ht, card="DT", score=0.15)]
     assert "DT" not in {c.card for c in seen_in(double)}
