@@ -805,14 +805,16 @@ class Tracker:
         if not lone or not sure:
             return out
         lo, hi = KIN_STEP_MM
+        at = np.asarray([q for _, q in sure], np.float64).reshape(-1, 2)
+        ranks = np.asarray([parse_card(c).rank for c, _ in sure])
         for label, p, alts in lone:
             card = parse_card(label)
             if card.is_joker:
                 continue
-            d = [(c, float(np.hypot(*(p - q)))) for c, q in sure]
-            if any(dist < lo for _, dist in d):
+            dist = np.hypot(*(at - p).T)
+            if (dist < lo).any():
                 continue
-            if any(lo <= dist <= hi and parse_card(c).rank == card.rank for c, dist in d):
+            if ((dist <= hi) & (ranks == card.rank)).any():
                 x, y = float(p[0]), float(p[1])
                 got = _none_at(alts, KIN_NONE_COST)
                 kin = SeenCard(label, x, y, self.region_at(x, y), 1, got[:4])
