@@ -1495,11 +1495,17 @@ class Referee:
         if not dup or max(Counter(o.cards).values()) > 2:
             return None
         found = reread(o.cards, o.doubts, lambda cs: before._legal(d, seat, cs), REREAD_BUDGET)
-        if found is not None:
-            here = found[1]
-        else:  # left a third copy: reading it otherwise costs at least its cheapest runner-up
-            runner = [c for card, a in o.doubts if card in dup for y, c in a if y is not None]
-            here = min(runner, default=REREAD_BUDGET_IMPOSSIBLE)
+        # what reading each such card X otherwise here costs: the legal re-reading's (it reads
+        # every third copy otherwise), else at least X's own cheapest runner-up; not another
+        # card's (seed 9802: N's S2 at 0.6 and C4 at 8.4 were both third copies, and the S2's
+        # 0.6 kept S's earlier C4 C4, whose S4 cost 0.5, from being re-read)
+        here_of: dict[Card, float] = {}
+        for x in dup:
+            if found is not None:
+                here_of[x] = found[1]
+            else:
+                runner = [c for card, a in o.doubts if card == x for y, c in a if y is not None]
+                here_of[x] = min(runner, default=REREAD_BUDGET_IMPOSSIBLE)
         deal = self._effective[pos].deal
         # copies of each such card beyond two (a pair read as a third and fourth copy: both)
         excess = {x: d.played.get(x, 0) + o.cards.count(x) - 2 for x in dup}
@@ -1529,7 +1535,7 @@ class Referee:
                     if min(have.count(x), len(costs)) < m:
                         continue
                     cost = sum(sorted(costs)[:m])
-                    if cost + SWAP_MARGIN <= here:
+                    if cost + SWAP_MARGIN <= here_of[x]:
                         options.append((cost, i, x, y, m))
         fixed = self._undo_added(pos, deal, dup, seat, o, t)
         if fixed is not None:
@@ -1555,7 +1561,7 @@ class Referee:
                 f"the cheapest other reading of its copies is {' '.join([str(y)] * m)} for "
                 f"{' '.join([str(x)] * m)} in "
                 f"{ok.seat}'s {' '.join(e.data['cards'])} (cost {cost:.2f}, against "
-                f"{here:.2f} here); re-read as {' '.join(text)}"
+                f"{here_of[x]:.2f} here); re-read as {' '.join(text)}"
             )
             fix = replace(
                 ok, cards=tuple(new_cards), extra={**ok.extra, "camera": camera, "reread": why}

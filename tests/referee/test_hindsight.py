@@ -617,6 +617,33 @@ def test_a_third_copy_re_reads_the_current_play_when_it_is_the_cheapest() -> Non
     assert last["cards"] == ["C7"] and last["camera"] == ["S7"]
 
 
+def test_each_third_copy_is_weighed_against_its_own_re_reading_here() -> None:
+    """N's straight holds two third copies: its S3 may be a C3 (0.6 nats), its S4 hardly a C4
+    (8.0). S's earlier straight read S4 with C4 at 0.5: that play is re-read for the S4, though
+    N's S3 is cheaper to re-read than 0.5 + the margin (seed 9802: S's bomb C4 S4 H4 D4 D4, read
+    with C4 twice, stood because N's S2 was cheap to re-read)."""
+    t = Table()
+    start(t)
+    s_doubts = [{"card": "S3", "or": [["C3", 4.0]]}, {"card": "S4", "or": [["C4", 0.5]]}]
+    t.do("played", seat="S", cards="S3 S4 D5 D6 D7".split(), doubts=s_doubts)
+    t.play("E", "S4 S5 H6 H7 H8")
+    for s in "NWS":
+        t.pass_(s)
+    t.play("E", "S3")
+    t.play("N", "SJ")
+    for s in "WSE":
+        t.pass_(s)
+    n_doubts = [{"card": "S3", "or": [["C3", 0.6]]}, {"card": "S4", "or": [["C4", 8.0]]}]
+    out = t.do("played", seat="N", cards="S3 S4 C5 C6 C7".split(), doubts=n_doubts)
+    (corr,) = [e for e in out if e.type == "correction"]
+    assert "C4 for S4 in S's" in corr["reason"] and "against 8.00 here" in corr["reason"]
+    plays = [(p["seat"], sorted(p["cards"])) for p in in_effect(t, "play")]
+    assert plays[0] == ("S", sorted("S3 C4 D5 D6 D7".split()))
+    assert plays[-1] == ("N", sorted("C3 S4 C5 C6 C7".split()))
+    assert not [f for f in in_effect(t, "foul") if f["kind"] == "duplicate_card"]
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
 def test_no_swap_without_a_camera_reading_of_the_earlier_play() -> None:
     """A person's entry (no doubts) is never re-read for a later third copy."""
     t = Table()
