@@ -55,7 +55,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.deal import effective_events  # noqa: E402
-from engine.observations import Observation  # noqa: E402
+from engine.observations import Observation, merge_amends  # noqa: E402
 from engine.profiles import load_profile  # noqa: E402
 from engine.referee import Referee  # noqa: E402
 
@@ -222,14 +222,16 @@ def game(
     # One misread can make the referee flag an illegal play and, three fouls later, end the
     # match, so the referee-event figure above compounds what this one counts once.
     tobs = [_key(o) for o in truth if o.type == "played"]
-    pobs = [_key(o) for o in res.observations if o.type == "played"]
+    # cards the camera found late (a ``played`` that amends an earlier one) count in that play
+    seen_obs = merge_amends(res.observations)
+    pobs = [_key(o) for o in seen_obs if o.type == "played"]
     sm_obs = difflib.SequenceMatcher(a=tobs, b=pobs, autojunk=False)
     obs_matched = sum(b.size for b in sm_obs.get_matching_blocks())
     tords = {e.deal: e.data["order"] for e in ref.events if e.type == "deal_ended"}
     pords = {e.deal: e.data["order"] for e in effective if e.type == "deal_ended"}
     wrong = sum(1 for d, o in tords.items() if pords.get(d) != o)
     texp = [o for o in truth if o.type == "exposed"]
-    pexp = [_key(o) for o in res.observations if o.type == "exposed"]
+    pexp = [_key(o) for o in seen_obs if o.type == "exposed"]
     found = 0
     for o in texp:
         if _key(o) in pexp:
@@ -238,7 +240,7 @@ def game(
     # latency: align the observation streams (plays, passes, exposures)
     kinds = ("played", "pass", "exposed")
     ta = [o for o in truth if o.type in kinds]
-    pa = [o for o in res.observations if o.type in kinds]
+    pa = [o for o in seen_obs if o.type in kinds]
     sm2 = difflib.SequenceMatcher(a=[_key(o) for o in ta], b=[_key(o) for o in pa], autojunk=False)
     lat = []
     for blk in sm2.get_matching_blocks():

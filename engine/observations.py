@@ -13,7 +13,10 @@ One JSON object per line, each with ``t`` (seconds) and ``type``:
                    an entry ``{"card": null, "or": [["CK", 1.5]]}`` is a card the camera may
                    have missed (a fan's lower card it was not sure of), ``or`` the cards it
                    may be and what adding each costs; the referee uses them only when the
-                   play is illegal as read.
+                   play is illegal as read. ``amends`` (ours): the time of an earlier
+                   ``played`` of the same seat that these cards belong to (the camera found
+                   them late, with no hand near); the referee reads that play again with them
+                   when it stays legal (engine/referee.py ``Referee._amend``).
 ``pass``           ``{seat}``: a pass (button or gesture).
 ``tribute``        ``{seat, card, to?}``: a tribute card given by ``seat`` (``to``: the receiver,
                    when the pipeline saw it; needed when 上游 chooses between equal tributes).
@@ -36,8 +39,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from engine.cards import Card, CardError, parse_card, parse_level
@@ -157,6 +160,31 @@ class Observation:
                 out["with"] = reps[0] if len(reps) == 1 else reps
         out.update(self.extra)
         return out
+
+
+def merge_amends(observations: Iterable[Observation]) -> list[Observation]:
+    """``observations`` with each ``played`` that amends an earlier one (``extra["amends"]``:
+    the time of the seat's play it belongs to; cards the camera found late) merged into that
+    play: what the camera saw each play hold. One with no such play stays as it is."""
+    out: list[Observation] = []
+    for o in observations:
+        at = o.extra.get("amends") if o.type == "played" else None
+        j = next(
+            (
+                i
+                for i in range(len(out) - 1, -1, -1)
+                if at is not None
+                and out[i].type == "played"
+                and out[i].seat == o.seat
+                and out[i].t == at
+            ),
+            None,
+        )
+        if j is None:
+            out.append(o)
+        else:
+            out[j] = replace(out[j], cards=out[j].cards + o.cards, doubts=out[j].doubts + o.doubts)
+    return out
 
 
 def dump_observation(obs: Observation) -> str:
@@ -318,6 +346,15 @@ def parse_observation(obj: Mapping[str, Any] | str, *, where: str = "observation
     if ty in ("played", "shown"):
         seat, cards = _seat(obj, "seat", w), _cards(obj, "cards", w)
         doubts = _doubts(obj, cards, w) if ty == "played" else ()
+        if ty == "played" and "amends" in obj:
+            at = obj["amends"]
+            if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at):
+                raise _fail(
+                    w,
+                    f"field 'amends' = {at!r} is not a time; give the t (seconds) of the "
+                    "seat's earlier 'played' these cards belong to",
+                )
+            extra["amends"] = float(at)
         return Observation(tf, ty, seat=seat, cards=cards, extra=extra, doubts=doubts)
     if ty == "exposed":
         seat = _seat(obj, "seat", w, nullable=True)

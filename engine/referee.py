@@ -1178,6 +1178,8 @@ class Referee:
             self._deal_snap = None  # an earlier deal may have changed
             self._prev_snap = None
             return self._correct(obs)
+        if obs.type == "played" and "amends" in obs.extra:
+            return self._amend(obs)
         idx = len(self._obs)
         if obs.type == "deal_start" and self.hindsight:
             self._prev_snap = self._deal_snap
@@ -1189,6 +1191,65 @@ class Referee:
         if self.hindsight:
             out += self._second_look(obs, idx, out)
         return out
+
+    def _amend(self, obs: Observation) -> list[Event]:
+        """Cards the camera found in a seat's play zone soon after that seat's play, with no
+        hand near (``played`` with ``amends``: the time of the play observed): a corner found a
+        few frames late. The play, as the camera read it, is read again with them (a
+        correction) when that reading is legal and the table's continuation has no more clashes
+        or third copies than the log; otherwise a notice says why, and the cards count nowhere
+        (a ghost read beside a play must not make it illegal)."""
+        seat, at = obs.seat, obs.extra["amends"]
+        cards = " ".join(map(str, obs.cards))
+        k = next(
+            (
+                i
+                for i in range(len(self._obs) - 1, -1, -1)
+                if self._obs[i].type == "played"
+                and self._obs[i].seat == seat
+                and self._obs[i].t == at
+            ),
+            None,
+        )
+        pos = None if k is None else self._play_pos(k)
+        fixed = None
+        if k is None or pos is None:
+            why = f"no play by {seat} observed at t={at} is in effect"
+        elif pos < len(self._effective) and self._effective[pos].deal != self.state.deal_no:
+            why = "that play belongs to an earlier deal"
+        elif "camera" in self._effective[pos].data:
+            why = "that play was read again already"
+        else:
+            e, ok = self._effective[pos], self._obs[k]
+            fix = replace(
+                ok, cards=tuple(sort_cards([*ok.cards, *obs.cards])), doubts=ok.doubts + obs.doubts
+            )
+            before = self._core_before(k)
+            d = before._live_deal()
+            text = " ".join(map(str, fix.cards))
+            if d is None or d.turn != seat or not before._legal(d, seat, list(fix.cards)):
+                why = f"{seat} playing {text} would not be legal"
+            else:
+                reason = (
+                    f"{cards} found in {seat}'s play zone with no hand near, "
+                    f"{obs.t - at:.1f} s after its play of {' '.join(e.data['cards'])}: "
+                    f"read as {text}"
+                )
+                fix = replace(fix, extra={**fix.extra, "reread": reason})
+                now = self._clashes_since(k, _strain)
+                fixed = self._correct_earlier(e, k, before, fix, now, obs.t)
+                why = "the table's continuation would then clash more"
+        if fixed is not None:
+            return fixed
+        pl = _Payload(
+            "notice",
+            obs.t,
+            self.state.deal_no,
+            {"detail": f"{cards} found late in {seat}'s play zone, not added: {why}"},
+            len(self._obs),
+        )
+        apply_event(self._core.st, pl.type, pl.t, pl.data)
+        return self._publish([pl])
 
     def _new_core(self) -> _Core:
         core = _Core(self.profile)

@@ -565,6 +565,12 @@ class TablePipeline:
                 f"+{' '.join(ch.added) or '-'} -{' '.join(ch.removed) or '-'} (not a play)"
             )
         self.interpreter.rereads.clear()
+        for ch in self.interpreter.late:
+            self.report.warnings.append(
+                f"t={ch.t:.2f}s: zone {ch.region}: +{' '.join(ch.added)} found with no hand near "
+                "soon after its play: sent to the referee as part of that play"
+            )
+        self.interpreter.late.clear()
         out += self.interpreter.flush(t)
         return out
 

@@ -62,7 +62,10 @@ Touched: cards do not move by themselves. A region's change committed while no h
 came near its zone since its last commit (``Change.touched`` false; the pipeline reports every
 frame's busy zones through :meth:`Tracker.touch`) is the detector reading the same cards
 differently (a label flickering, a corner found late); in a play zone it is no ``played``
-observation (:attr:`Interpreter.rereads`; the pipeline lists them in its report).
+observation (:attr:`Interpreter.rereads`; the pipeline lists them in its report), except cards
+only added within ``Interpreter.late_s`` of the seat's play: that play's cards found late, sent
+as a ``played`` that ``amends`` it (:attr:`Interpreter.late`; the referee adds them when the
+play stays legal).
 
 Regions (derived from the calibration's zones):
 
@@ -1161,6 +1164,14 @@ class Interpreter:
     _play: dict[str, tuple[str, ...]] = field(default_factory=lambda: {s: () for s in SEATS})
     #: changes of a play zone with no hand near (not plays): the pipeline reports them
     rereads: list[Change] = field(default_factory=list)
+    #: cards found in a seat's play zone with no hand near, at most this long after the seat's
+    #: play was observed and with nothing taken away: a corner found a few frames late, sent as
+    #: part of that play (a ``played`` observation with ``amends``: the play's time)
+    late_s: float = 1.0
+    #: such changes (the pipeline reports them)
+    late: list[Change] = field(default_factory=list)
+    #: per seat, the time of its last ``played`` observation while its cards still lie there
+    _last_played: dict[str, float] = field(default_factory=dict)
 
     def resume(self, state: TableState) -> None:
         """Go on from ``state`` (see :class:`TableState`): the seats' play zones as they lie (so
@@ -1179,6 +1190,7 @@ class Interpreter:
         deal_now = states.get("deal") == "deal"
         if deal_now and prev.get("deal") != "deal":
             self._deal_t = t
+            self._last_played.clear()
             self._leader = None
             self._level = ""
         if deal_now:
@@ -1241,6 +1253,8 @@ class Interpreter:
             elif ch.region in SEATS:
                 had = any(self._play.values())
                 self._play[ch.region] = ch.contents
+                if ch.removed:  # cards taken away (a trick cleared) or read anew: no amends
+                    self._last_played.pop(ch.region, None)
                 if ch.removed and had and not any(self._play.values()):
                     cleared = True
         for ch in changes:
@@ -1249,15 +1263,33 @@ class Interpreter:
                 continue
             if r in SEATS:
                 self._play[r] = ch.contents
-                if not ch.touched:
-                    # no hand came near: the detector now reads the zone differently (a label
-                    # flickering, a corner found late), which is no play by the seat
-                    self.rereads.append(ch)
-                    continue
                 doubts = tuple(
                     (None if c == MAYBE else parse_card(c), _alt_cards(a)) for c, a in ch.doubts
                 )
+                if not ch.touched:
+                    # no hand came near: the detector now reads the zone differently (a label
+                    # flickering, a corner found late), which is no play by the seat; cards
+                    # only added soon after the seat's play are that play's, found late (seed
+                    # 9406: the fifth card of S's bomb CT CT HT HT DT, half covered, was found
+                    # 0.2 s after the other four were committed); the referee decides
+                    at = self._last_played.get(r)
+                    if not ch.removed and at is not None and t - at <= self.late_s:
+                        self.late.append(ch)
+                        out.append(
+                            Observation(
+                                t,
+                                "played",
+                                seat=r,
+                                cards=_cards(ch.added),
+                                doubts=doubts,
+                                extra={"amends": at},
+                            )
+                        )
+                    else:
+                        self.rereads.append(ch)
+                    continue
                 out.append(Observation(t, "played", seat=r, cards=_cards(ch.added), doubts=doubts))
+                self._last_played[r] = t
             elif r.endswith(".band"):
                 out.append(Observation(t, "exposed", seat=region_zone(r), cards=_cards(ch.added)))
             elif r == OUTSIDE:

@@ -368,6 +368,32 @@ def test_a_change_with_no_hand_near_is_no_play() -> None:
     assert [(o.type, o.seat) for o in it.changes(2.1, added)] == [("played", "S")]
 
 
+def test_a_card_found_soon_after_a_play_with_no_hand_near_amends_that_play() -> None:
+    """A card added to a zone with no hand near, within ``late_s`` of the seat's play and with
+    nothing taken away, is that play's card found late: a ``played`` that ``amends`` it. Later,
+    or with a card gone, it stays a reading of the zone (``rereads``)."""
+    tr = Tracker(calibration())
+    it = Interpreter()
+    first = feed(tr, [detections([("DA", *S_PLAY, 0.0)])] * 2)
+    (play,) = it.changes(first[0].t, first)
+    c9 = ("C9", 450.0, 640.0, 0.0)
+    late = feed(tr, [detections([("DA", *S_PLAY, 0.0), c9])] * 3, t0=0.5)
+    assert [(c.added, c.touched) for c in late] == [(("C9",), False)]
+    (amend,) = it.changes(late[0].t, late)
+    assert (amend.type, amend.seat, [str(c) for c in amend.cards]) == ("played", "S", ["C9"])
+    assert amend.extra == {"amends": play.t} and it.late == late and it.rereads == []
+    # long after the play: a reading of the zone, not part of the play
+    h5 = ("H5", 450.0, 760.0, 0.0)
+    long_after = feed(tr, [detections([("DA", *S_PLAY, 0.0), c9, h5])] * 2, t0=3.0)
+    assert it.changes(long_after[0].t, long_after) == [] and it.rereads == long_after
+    # soon after a play, but a card read anew (DA gone, D4 come): no amends
+    tr, it = Tracker(calibration()), Interpreter()
+    first = feed(tr, [detections([("DA", *S_PLAY, 0.0)])] * 2)
+    it.changes(first[0].t, first)
+    relabel = feed(tr, [detections([("D4", *S_PLAY, 0.0), c9])] * 3, t0=0.5)
+    assert it.changes(relabel[0].t, relabel) == [] and it.rereads == relabel
+
+
 def test_a_misread_second_corner_may_be_no_card() -> None:
     """A card whose two corners are read differently (CJ and C3, C3's runner-up CJ) shows as
     two one-corner cards a card's diagonal apart: C3 gets "no card" at its CJ cost less the
