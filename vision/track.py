@@ -1270,7 +1270,7 @@ class Interpreter:
                     # no hand came near: the detector now reads the zone differently (a label
                     # flickering, a corner found late), which is no play by the seat; cards
                     # only added soon after the seat's play are that play's, found late (seed
-                    # 9406: the fifth card of S's bomb CT CT HT HT DT, half covered, was found
+                    # 9406: the fifth card of W's bomb CT CT HT HT DT, half covered, was found
                     # 0.2 s after the other four were committed); the referee decides
                     at = self._last_played.get(r)
                     if not ch.removed and at is not None and t - at <= self.late_s:

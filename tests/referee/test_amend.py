@@ -21,7 +21,7 @@ def led(t: Table, cards: str) -> float:
 
 def test_a_card_found_late_joins_its_play() -> None:
     """S's five-card bomb was read a ten short; the fifth ten, found 0.2 s later with no hand
-    near, makes it the bomb it was (seed 9406)."""
+    near, makes it the bomb it was (as W's on seed 9406)."""
     t = Table()
     at = led(t, "CT HT HT DT")
     out = t.do("played", step=0.2, seat="S", cards=["CT"], amends=at)
