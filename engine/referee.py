@@ -1200,6 +1200,7 @@ class Referee:
         or third copies than the log; otherwise a notice says why, and the cards count nowhere
         (a ghost read beside a play must not make it illegal)."""
         seat, at = obs.seat, obs.extra["amends"]
+        assert seat is not None  # a ``played`` has a seat (parse_observation)
         cards = " ".join(map(str, obs.cards))
         k = next(
             (
