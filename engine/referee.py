@@ -1242,13 +1242,12 @@ class Referee:
                 why = "the table's continuation would then clash more"
         if fixed is not None:
             return fixed
-        pl = _Payload(
-            "notice",
-            obs.t,
-            self.state.deal_no,
-            {"detail": f"{cards} found late in {seat}'s play zone, not added: {why}"},
-            len(self._obs),
-        )
+        return self._notice(obs.t, f"{cards} found late in {seat}'s play zone, not added: {why}")
+
+    def _notice(self, t: float, detail: str) -> list[Event]:
+        """A notice at ``t`` that comes from no observation in the log (a correction or late
+        cards that could not be applied)."""
+        pl = _Payload("notice", t, self.state.deal_no, {"detail": detail}, len(self._obs))
         apply_event(self._core.st, pl.type, pl.t, pl.data)
         return self._publish([pl])
 
@@ -2030,15 +2029,9 @@ class Referee:
     def _correct(self, obs: Observation) -> list[Event]:
         pos = next((i for i, e in enumerate(self._effective) if e.id == obs.replaces), None)
         if pos is None:
-            pl = _Payload(
-                "notice",
-                obs.t,
-                self.state.deal_no,
-                {"detail": f"correction of {obs.replaces!r}: no such event in effect; ignored"},
-                len(self._obs),
+            return self._notice(
+                obs.t, f"correction of {obs.replaces!r}: no such event in effect; ignored"
             )
-            apply_event(self._core.st, pl.type, pl.t, pl.data)
-            return self._publish([pl])
         k = self._origin[pos]
         new_obs = self._obs[:k] + list(obs.replacement) + self._obs[k + 1 :]
         shift = len(obs.replacement) - 1
