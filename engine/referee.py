@@ -1216,7 +1216,7 @@ class Referee:
         fixed = None
         if k is None or pos is None:
             why = f"no play by {seat} observed at t={at} is in effect"
-        elif pos < len(self._effective) and self._effective[pos].deal != self.state.deal_no:
+        elif self._effective[pos].deal != self.state.deal_no:
             why = "that play belongs to an earlier deal"
         elif "camera" in self._effective[pos].data:
             why = "that play was read again already"
