@@ -162,24 +162,29 @@ class Observation:
         return out
 
 
+def amended(before: Sequence[Observation], late: Observation) -> int | None:
+    """The index in ``before`` of the ``played`` that ``late`` amends (``extra["amends"]``: the
+    time of that seat's play; the latest such), or None: none there, or ``late`` amends none."""
+    at = late.extra.get("amends") if late.type == "played" else None
+    if at is None:
+        return None
+    return next(
+        (
+            i
+            for i in range(len(before) - 1, -1, -1)
+            if before[i].type == "played" and before[i].seat == late.seat and before[i].t == at
+        ),
+        None,
+    )
+
+
 def merge_amends(observations: Iterable[Observation]) -> list[Observation]:
     """``observations`` with each ``played`` that amends an earlier one (``extra["amends"]``:
     the time of the seat's play it belongs to; cards the camera found late) merged into that
     play: what the camera saw each play hold. One with no such play stays as it is."""
     out: list[Observation] = []
     for o in observations:
-        at = o.extra.get("amends") if o.type == "played" else None
-        j = next(
-            (
-                i
-                for i in range(len(out) - 1, -1, -1)
-                if at is not None
-                and out[i].type == "played"
-                and out[i].seat == o.seat
-                and out[i].t == at
-            ),
-            None,
-        )
+        j = amended(out, o)
         if j is None:
             out.append(o)
         else:

@@ -95,7 +95,7 @@ from engine.deal import (
 )
 from engine.events import Event, event_id
 from engine.match import MatchState, team_of
-from engine.observations import Observation, dump_observation
+from engine.observations import Observation, amended, dump_observation
 from engine.profiles import Profile
 from engine.tribute import (
     TributePlan,
@@ -1202,16 +1202,7 @@ class Referee:
         seat, at = obs.seat, obs.extra["amends"]
         assert seat is not None  # a ``played`` has a seat (parse_observation)
         cards = " ".join(map(str, obs.cards))
-        k = next(
-            (
-                i
-                for i in range(len(self._obs) - 1, -1, -1)
-                if self._obs[i].type == "played"
-                and self._obs[i].seat == seat
-                and self._obs[i].t == at
-            ),
-            None,
-        )
+        k = amended(self._obs, obs)
         pos = None if k is None else self._play_pos(k)
         fixed = None
         if k is None or pos is None:
