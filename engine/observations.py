@@ -16,7 +16,12 @@ One JSON object per line, each with ``t`` (seconds) and ``type``:
                    play is illegal as read. ``amends`` (ours): the time of an earlier
                    ``played`` of the same seat that these cards belong to (the camera found
                    them late, with no hand near); the referee reads that play again with them
-                   when it stays legal (engine/referee.py ``Referee._amend``).
+                   when it stays legal (engine/referee.py ``Referee._amend``). ``was``
+                   (ours): a list as long as ``cards``: cards of an earlier ``played`` of the
+                   seat, still lying in its zone, that the camera now reads as ``cards`` (the
+                   same rank, another suit: the same physical card read anew, not a new
+                   play); the referee takes the new reading only where it clashes less with
+                   the table's continuation (engine/referee.py ``Referee._relabel``).
 ``pass``           ``{seat}``: a pass (button or gesture).
 ``tribute``        ``{seat, card, to?}``: a tribute card given by ``seat`` (``to``: the receiver,
                    when the pipeline saw it; needed when 上游 chooses between equal tributes).
@@ -39,6 +44,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
@@ -178,17 +184,49 @@ def amended(before: Sequence[Observation], late: Observation) -> int | None:
     )
 
 
+def reread_of(before: Sequence[Observation], again: Observation) -> int | None:
+    """The index in ``before`` of the ``played`` whose cards ``again`` reads anew
+    (``extra["was"]``): the seat's latest play since the table was last cleared (or the
+    deal began) that holds every card named there; None: none, or ``again`` reads none anew."""
+    old = again.extra.get("was") if again.type == "played" else None
+    if not old:
+        return None
+    need = Counter(str(c) for c in old)
+    for i in range(len(before) - 1, -1, -1):
+        o = before[i]
+        if o.type in ("trick_cleared", "deal_start"):
+            return None
+        if o.type == "played" and o.seat == again.seat and "was" not in o.extra:
+            if not need - Counter(str(c) for c in o.cards):
+                return i
+    return None
+
+
+def relabelled(cards: Iterable[Card], again: Observation) -> tuple[Card, ...]:
+    """``cards`` with each card that ``again`` reads anew (``extra["was"]``) replaced by
+    its new reading (the card at the same place in ``again.cards``)."""
+    out = list(cards)
+    for old, new in zip(again.extra.get("was", ()), again.cards, strict=True):
+        i = next(i for i, c in enumerate(out) if str(c) == str(old))
+        out[i] = new
+    return tuple(out)
+
+
 def merge_amends(observations: Iterable[Observation]) -> list[Observation]:
     """``observations`` with each ``played`` that amends an earlier one (``extra["amends"]``:
     the time of the seat's play it belongs to; cards the camera found late) merged into that
-    play: what the camera saw each play hold. One with no such play stays as it is."""
+    play, and each that reads an earlier play's cards anew (``extra["was"]``) applied to
+    it: what the camera last saw each play hold. One with no such play stays as it is."""
     out: list[Observation] = []
     for o in observations:
         j = amended(out, o)
-        if j is None:
-            out.append(o)
-        else:
+        r = reread_of(out, o)
+        if j is not None:
             out[j] = replace(out[j], cards=out[j].cards + o.cards, doubts=out[j].doubts + o.doubts)
+        elif r is not None:
+            out[r] = replace(out[r], cards=relabelled(out[r].cards, o))
+        else:
+            out.append(o)
     return out
 
 
@@ -310,6 +348,30 @@ def _doubts(
     return tuple(out)
 
 
+def _was(obj: Mapping[str, Any], cards: tuple[Card, ...], where: str) -> list[str]:
+    """A ``played``'s ``was``: the earlier readings of its ``cards``, one per card, each of
+    the same rank (the same physical card, its suit read anew)."""
+    if "amends" in obj:
+        raise _fail(
+            where, "fields 'amends' and 'was' together; cards are either new or read anew"
+        )
+    old = _cards(obj, "was", where)
+    if len(old) != len(cards):
+        raise _fail(
+            where,
+            f"field 'was' names {len(old)} cards for {len(cards)} in 'cards'; give the "
+            "earlier reading of each card, in the same order",
+        )
+    for i, (a, b) in enumerate(zip(old, cards, strict=True)):
+        if a.rank != b.rank or a.is_joker or a == b:
+            raise _fail(
+                where,
+                f"field 'was'[{i}] = {a} for {b}: a card read anew keeps its rank and "
+                "changes its suit (jokers are not read anew)",
+            )
+    return [str(c) for c in old]
+
+
 def parse_observation(obj: Mapping[str, Any] | str, *, where: str = "observation") -> Observation:
     """An :class:`Observation` from its JSON object or text; :class:`ObservationError` names the
     field that is wrong (``where`` names the line, e.g. ``"obs.jsonl line 12"``)."""
@@ -360,6 +422,8 @@ def parse_observation(obj: Mapping[str, Any] | str, *, where: str = "observation
                     "seat's earlier 'played' these cards belong to",
                 )
             extra["amends"] = float(at)
+        if ty == "played" and "was" in obj:
+            extra["was"] = _was(obj, cards, w)
         return Observation(tf, ty, seat=seat, cards=cards, extra=extra, doubts=doubts)
     if ty == "exposed":
         seat = _seat(obj, "seat", w, nullable=True)

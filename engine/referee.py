@@ -1180,6 +1180,8 @@ class Referee:
             return self._correct(obs)
         if obs.type == "played" and "amends" in obs.extra:
             return self._amend(obs)
+        if obs.type == "played" and "was" in obs.extra:
+            return self._relabel(obs)
         idx = len(self._obs)
         if obs.type == "deal_start" and self.hindsight:
             self._prev_snap = self._deal_snap
@@ -1234,6 +1236,146 @@ class Referee:
         if fixed is not None:
             return fixed
         return self._notice(obs.t, f"{cards} found late in {seat}'s play zone, not added: {why}")
+
+    def _relabel(self, obs: Observation) -> list[Event]:
+        """Cards lying in a seat's play zone that the camera now reads in another suit
+        (``played`` with ``was``: their earlier readings). Both are readings of one card, the
+        first taken as the card landed, so the first stands unless the new one fits the table
+        better. The seat's play holding them (its latest this trick) is read again with the new
+        suits (a correction) when the table's continuation then has fewer clashes or third
+        copies than the log. Or when the new reading settles a bet of the referee's: an earlier
+        play of the deal whose camera reading held the old card was re-read with the new one
+        (a third copy: which of them was the misread?); that play then goes back to what the
+        camera saw, when the continuation has no more clashes or third copies (seed 9406: S's
+        C3 C3 S9 H9 D9 was read with an S3 beside N's S3 S3 H3 S7 S7, and N's second S3 was
+        taken for the misread; S's S3 was read C3 when S's hand passed over). Otherwise a
+        notice says why the first reading stands."""
+        seat = obs.seat
+        assert seat is not None  # a ``played`` has a seat (parse_observation)
+        old = [parse_card(c) for c in obs.extra["was"]]
+        text = f"{' '.join(map(str, old))} in {seat}'s play zone read again as " + " ".join(
+            map(str, obs.cards)
+        )
+        pos = self._relabel_target(seat, old)
+        if pos is None:
+            why = f"no play of {seat}'s this trick holds {' '.join(map(str, old))}"
+            return self._notice(obs.t, f"{text}; the first reading stands: {why}")
+        e, k = self._effective[pos], self._origin[pos]
+        ok = self._obs[k]
+        cards = [parse_card(c) for c in e.data["cards"]]
+        for a, b in zip(old, obs.cards, strict=True):
+            cards[cards.index(a)] = b
+        now_text = " ".join(map(str, sort_cards(cards)))
+        fix = replace(
+            ok,
+            cards=tuple(sort_cards(cards)),
+            doubts=(),
+            extra={
+                **ok.extra,
+                "camera": e.data.get("camera") or [str(c) for c in ok.cards],
+                "reread": f"{text} at t={obs.t:.1f}: read as {now_text}",
+            },
+        )
+        bet = self._bet_on(pos, list(zip(old, obs.cards, strict=True)))
+        if bet is not None:
+            eq, kq = self._effective[bet], self._origin[bet]
+            oq = self._obs[kq]
+            camera = [parse_card(c) for c in eq.data["camera"]]
+            back = replace(
+                oq,
+                cards=tuple(sort_cards(camera)),
+                doubts=(),
+                extra={
+                    **oq.extra,
+                    "camera": list(eq.data["camera"]),
+                    "reread": f"as the camera read it ({text} at t={obs.t:.1f})",
+                },
+            )
+            if self._continuation_with({kq: back, k: fix}, kq) <= self._clashes_since(kq, _strain):
+                out = self._correct(
+                    Observation(
+                        obs.t,
+                        "correction",
+                        replaces=eq.id,
+                        replacement=(back,),
+                        extra={"reason": str(back.extra["reread"])},
+                    )
+                )
+                again = self._relabel_target(seat, old)
+                if again is not None:
+                    out += self._correct(
+                        Observation(
+                            obs.t,
+                            "correction",
+                            replaces=self._effective[again].id,
+                            replacement=(fix,),
+                            extra={"reason": str(fix.extra["reread"])},
+                        )
+                    )
+                return out
+        if self._continuation_with({k: fix}, k) < self._clashes_since(k, _strain):
+            return self._correct(
+                Observation(
+                    obs.t,
+                    "correction",
+                    replaces=e.id,
+                    replacement=(fix,),
+                    extra={"reason": str(fix.extra["reread"])},
+                )
+            )
+        why = f"{seat} playing {now_text} would fit the table's continuation no better"
+        return self._notice(obs.t, f"{text}; the first reading stands: {why}")
+
+    def _bet_on(self, pos: int, swaps: Sequence[tuple[Card, Card]]) -> int | None:
+        """Position in the effective log of the latest camera play of this deal before ``pos``
+        that the referee re-read with a card ``b`` where the camera saw ``a``, for some ``(a,
+        b)`` of ``swaps``: a bet that the camera's ``a`` there was the misread."""
+        deal = self._effective[pos].deal
+        for i in range(pos - 1, -1, -1):
+            e = self._effective[i]
+            if e.deal != deal:
+                return None
+            camera = e.data.get("camera")
+            if e.type != "play" or not camera:
+                continue
+            have = Counter(parse_card(c) for c in e.data["cards"])
+            seen = Counter(parse_card(c) for c in camera)
+            if any(have[b] > seen[b] and seen[a] > have[a] for a, b in swaps):
+                return i
+        return None
+
+    def _continuation_with(self, fixes: Mapping[int, Observation], k0: int) -> int:
+        """Clashes and third copies from observation ``k0`` on, with the observations at the
+        indices of ``fixes`` replaced by those given."""
+        core = self._copy_core(self._core_before(k0))
+        return sum(
+            1
+            for i in range(k0, len(self._obs))
+            for pl in core.feed(fixes.get(i, self._obs[i]), i)
+            if _strain(pl.type, pl.data)
+        )
+
+    def _relabel_target(self, seat: str, old: Sequence[Card]) -> int | None:
+        """Position in the effective log of ``seat``'s latest play of the current trick (none
+        cleared since, this deal) whose cards, as the referee reads them, hold ``old``."""
+        need = Counter(old)
+        deal = self.state.deal_no
+        start = next(
+            (
+                k
+                for k in range(len(self._obs) - 1, -1, -1)
+                if self._obs[k].type in ("trick_cleared", "deal_start")
+            ),
+            -1,
+        )
+        for i in range(len(self._effective) - 1, -1, -1):
+            e = self._effective[i]
+            if e.deal != deal or self._origin[i] <= start:
+                return None
+            if e.type == "play" and e.data.get("seat") == seat:
+                if not need - Counter(parse_card(c) for c in e.data["cards"]):
+                    return i
+        return None
 
     def _notice(self, t: float, detail: str) -> list[Event]:
         """A notice at ``t`` that comes from no observation in the log (a correction or late

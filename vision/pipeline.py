@@ -571,6 +571,12 @@ class TablePipeline:
                 "soon after its play: sent to the referee as part of that play"
             )
         self.interpreter.late.clear()
+        for ch in self.interpreter.relabels:
+            self.report.warnings.append(
+                f"t={ch.t:.2f}s: zone {ch.region}: {' '.join(ch.removed)} read again as "
+                f"{' '.join(ch.added)}: sent to the referee as a re-reading, not a play"
+            )
+        self.interpreter.relabels.clear()
         out += self.interpreter.flush(t)
         return out
 

@@ -65,7 +65,10 @@ differently (a label flickering, a corner found late); in a play zone it is no `
 observation (:attr:`Interpreter.rereads`; the pipeline lists them in its report), except cards
 only added within ``Interpreter.late_s`` of the seat's play: that play's cards found late, sent
 as a ``played`` that ``amends`` it (:attr:`Interpreter.late`; the referee adds them when the
-play stays legal).
+play stays legal). A change of a play zone, touched or not, that only reads cards lying there in
+other suits (the same ranks, one for one, nothing else added or taken away) is no play either:
+it goes to the referee as a ``played`` with ``was`` (the earlier readings;
+:attr:`Interpreter.relabels`), who takes the new reading where it fits the table better.
 
 Regions (derived from the calibration's zones):
 
@@ -1134,6 +1137,21 @@ def _cards(labels: Iterable[str]) -> tuple[Card, ...]:
     return tuple(sort_cards([parse_card(x) for x in labels]))
 
 
+def _relabel(ch: Change) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """A change of a zone that still holds cards, whose added cards are its removed cards'
+    ranks in other suits, one for one (no joker, nothing else): the earlier and the new
+    readings, paired by rank; None for any other change."""
+    if not ch.added or len(ch.added) != len(ch.removed) or not ch.contents:
+        return None
+    old = sorted(ch.removed, key=lambda c: (c[1:], c))
+    new = sorted(ch.added, key=lambda c: (c[1:], c))
+    if any(a[1:] != b[1:] or a == b or a in ("SB", "HR") for a, b in zip(old, new, strict=True)):
+        return None
+    if MAYBE in old or MAYBE in new:
+        return None
+    return tuple(old), tuple(new)
+
+
 def _alt_cards(alts: Alts) -> tuple[tuple[Card | None, float], ...]:
     return tuple((None if k == "none" else parse_card(k), v) for k, v in alts)
 
@@ -1172,6 +1190,10 @@ class Interpreter:
     late: list[Change] = field(default_factory=list)
     #: per seat, the time of its last ``played`` observation while its cards still lie there
     _last_played: dict[str, float] = field(default_factory=dict)
+    #: changes of a play zone that read cards lying there anew: the same ranks, other suits,
+    #: nothing else added or taken away (sent as a ``played`` with ``was``; the pipeline
+    #: reports them)
+    relabels: list[Change] = field(default_factory=list)
 
     def resume(self, state: TableState) -> None:
         """Go on from ``state`` (see :class:`TableState`): the seats' play zones as they lie (so
@@ -1266,6 +1288,26 @@ class Interpreter:
                 doubts = tuple(
                     (None if c == MAYBE else parse_card(c), _alt_cards(a)) for c, a in ch.doubts
                 )
+                old_new = _relabel(ch)
+                if old_new is not None:
+                    # the same cards read anew (a suit read otherwise as a hand passed, or as
+                    # the light changed), not a play: no card of a trick's rank can be laid on
+                    # one of its own in the same trick and hide it (seed 9406: S's C3 C3 S9 H9
+                    # D9, read with an S3, read C3 C3 while S's hand lay near; it had become a
+                    # "play" of C3 out of turn); the referee takes the reading that fits
+                    self.relabels.append(ch)
+                    old, new = old_new
+                    out.append(
+                        Observation(
+                            t,
+                            "played",
+                            seat=r,
+                            cards=_cards(new),
+                            doubts=doubts,
+                            extra={"was": list(old)},
+                        )
+                    )
+                    continue
                 if not ch.touched:
                     # no hand came near: the detector now reads the zone differently (a label
                     # flickering, a corner found late), which is no play by the seat; cards

@@ -394,6 +394,33 @@ def test_a_card_found_soon_after_a_play_with_no_hand_near_amends_that_play() -> 
     assert it.changes(relabel[0].t, relabel) == [] and it.rereads == relabel
 
 
+def test_cards_read_anew_in_another_suit_are_no_play() -> None:
+    """A zone change that only reads its cards in other suits (the same ranks, one for one) is
+    no play, touched or not: a ``played`` with ``was`` (the earlier readings) for the referee.
+    With any other card added or taken away it is what it was before."""
+    tr = Tracker(calibration())
+    it = Interpreter()
+    first = feed(tr, [detections([("S3", *S_PLAY, 0.0), ("C9", 450.0, 640.0, 0.0)])] * 2)
+    it.changes(first[0].t, first)
+    tr.touch(["S"])  # a hand passed over S's zone
+    again = feed(tr, [detections([("C3", *S_PLAY, 0.0), ("C9", 450.0, 640.0, 0.0)])] * 3, t0=5.0)
+    assert [(c.added, c.removed, c.touched) for c in again] == [(("C3",), ("S3",), True)]
+    (obs,) = it.changes(again[0].t, again)
+    assert (obs.type, obs.seat, [str(c) for c in obs.cards]) == ("played", "S", ["C3"])
+    assert obs.extra == {"was": ["S3"]} and it.relabels == again and it.rereads == []
+    # a new card beside the one read anew: a play, as before
+    tr.touch(["S"])
+    more = feed(
+        tr,
+        [detections([("S3", *S_PLAY, 0.0), ("C9", 450.0, 640.0, 0.0), ("HK", 450.0, 760.0, 0.0)])]
+        * 3,
+        t0=9.0,
+    )
+    (play,) = it.changes(more[0].t, more)
+    assert play.type == "played" and sorted(str(c) for c in play.cards) == ["HK", "S3"]
+    assert "was" not in play.extra
+
+
 def test_a_misread_second_corner_may_be_no_card() -> None:
     """A card whose two corners are read differently (CJ and C3, C3's runner-up CJ) shows as
     two one-corner cards a card's diagonal apart: C3 gets "no card" at its CJ cost less the
