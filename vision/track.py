@@ -190,6 +190,9 @@ KIN_STEP_MM = (12.0, 24.0)
 KIN_MIN_SCORE = 0.1
 #: ... with "no card there" among its runner-ups at this cost (nats)
 KIN_NONE_COST = 1.0
+#: A corner under the floor in a fan's row, not counted, may be a card (``Tracker._fan_maybes``):
+#: adding it costs this (nats) plus ln(floor / its score)
+FAN_MAYBE_COST = 1.0
 #: Four corners of one label lie as one card's four indices (``_four_index_cards``) when the
 #: two diagonals differ by at most this (mm) and no side is shorter than ``RECT_SIDE_MM``
 RECT_DIAG_MM = 8.0
@@ -636,6 +639,8 @@ class Tracker:
         self._history: dict[str, list[Counter[str]]] = {r: [] for r in self.committed}
         self._candidate: dict[str, tuple[tuple[str, ...], int]] = {}
         self.last_seen: list[SeenCard] = []
+        #: the last frame's corners in a fan's row that may be cards (:meth:`_fan_maybes`)
+        self.fan_maybes: list[SeenCard] = []
         self._touched: dict[str, bool] = dict.fromkeys(self.committed, True)
         self._unconfirmed: dict[str, bool] = dict.fromkeys(self.committed, False)
 
@@ -719,7 +724,8 @@ class Tracker:
                 continue
             by_label.setdefault(d.card, []).append(item)
         out: list[SeenCard] = []
-        lone: list[tuple[str, np.ndarray, Alts]] = []  # corners under the floor, left single
+        # corners under the floor, left single: label, centre, runner-ups, score
+        lone: list[tuple[str, np.ndarray, Alts, float]] = []
         for label, pts in by_label.items():
             # merge double detections of one corner (a sure one before a weak one, either
             # before one under the floor)
@@ -787,8 +793,15 @@ class Tracker:
                     x, y = float(merged[i][0]), float(merged[i][1])
                     out.append(SeenCard(label, x, y, self.region_at(x, y), 1, alts[i]))
                 elif i not in used and lows[i] and not jokers[i] and scores[i] >= KIN_MIN_SCORE:
-                    lone.append((label, merged[i], alts[i]))
-        out += self._next_of_kin(lone, index_of, [c for c in out if c.corners == 2])
+                    lone.append((label, merged[i], alts[i], scores[i]))
+        whole = [c for c in out if c.corners == 2]
+        kin = self._next_of_kin([(c, p, a) for c, p, a, _ in lone], index_of, whole)
+        out += kin
+        self.fan_maybes = self._fan_maybes(
+            [x for x in lone if all(np.hypot(k.x_mm - x[1][0], k.y_mm - x[1][1]) > 0.5 for k in kin)],
+            index_of,
+            whole,
+        )
         del self._spacings[:-SPACING_KEEP]
         return self._inside_doubts(self._pair_doubts(self._fuse(out))) + maybe
 
@@ -826,6 +839,41 @@ class Tracker:
                 kin = SeenCard(label, x, y, self.region_at(x, y), 1, got[:4])
                 if not self._inside(kin, whole):
                     out.append(kin)
+        return out
+
+    def _fan_maybes(
+        self,
+        lone: Sequence[tuple[str, np.ndarray, Alts, float]],
+        sure: Sequence[tuple[str, np.ndarray]],
+        whole: Sequence[SeenCard],
+    ) -> list[SeenCard]:
+        """Corners under the floor, left single and not counted as a card, that lie in a fan's
+        row: a fan's step (``KIN_STEP_MM``) from a sure corner index of any rank, and nearer
+        none, not inside a card seen by both corners. Each is a card that *may* lie there
+        (``MAYBE``, its readings: its own label at ``FAN_MAYBE_COST`` plus how much surer the
+        floor is than its score, then its runner-ups): :meth:`update` gives them to a play
+        committed in their region as doubts with no card, which the referee adds only to make
+        an illegal play legal (seed 9407: N's straight D8 D9 DT HJ CQ, the HJ's index half
+        covered by the CQ at 0.24, was read D8 D9 DT CQ and completed with a guessed SJ)."""
+        out: list[SeenCard] = []
+        if not lone or not sure:
+            return out
+        lo, hi = KIN_STEP_MM
+        at = np.asarray([q for _, q in sure], np.float64).reshape(-1, 2)
+        for label, p, alts, score in lone:
+            if parse_card(label).is_joker:
+                continue
+            dist = np.hypot(*(at - p).T)
+            if (dist < lo).any() or not (dist <= hi).any():
+                continue
+            x, y = float(p[0]), float(p[1])
+            cost = FAN_MAYBE_COST + math.log(self.min_score / max(score, 1e-3))
+            readings = ((label, round(cost, 3)),) + tuple(
+                (c, round(cost + a, 3)) for c, a in alts if c not in ("none", label)
+            )
+            card = SeenCard(MAYBE, x, y, self.region_at(x, y), 1, readings[:4])
+            if not self._inside(card, whole):
+                out.append(card)
         return out
 
     def _may_pair(
@@ -1080,6 +1128,12 @@ class Tracker:
                 if added:  # cards that may lie beside them (MAYBE), each with its readings
                     maybes = pool.get(MAYBE, [])
                     doubts += [(MAYBE, a) for a in maybes[: both.count(MAYBE)] if a]
+                    # and a fan's faint corners of cards not lying there before
+                    doubts += [
+                        (MAYBE, m.alts)
+                        for m in self.fan_maybes
+                        if m.region == r and m.alts and m.alts[0][0] not in old
+                    ]
                 contents = tuple(k for k in key if k != MAYBE)
                 changes.append(
                     Change(t, r, added, removed, contents, tuple(doubts), self._touched[r])

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.cards import parse_card
 from engine.observations import Observation
 from tests.track.helpers import Det, calibration, detections, fan, fan_hidden
 from vision.track import Change, Interpreter, Tracker
@@ -419,6 +420,41 @@ def test_cards_read_anew_in_another_suit_are_no_play() -> None:
     (play,) = it.changes(more[0].t, more)
     assert play.type == "played" and sorted(str(c) for c in play.cards) == ["HK", "S3"]
     assert "was" not in play.extra
+
+
+def test_a_faint_corner_in_a_fans_row_may_be_a_card_of_the_play() -> None:
+    """N's straight D8 D9 DT HJ CQ fanned, the HJ's index half covered by the CQ and scored under
+    the floor: not counted, but offered with the play as a card that may lie there (its own
+    reading first, dearer the fainter it is), which the referee adds only to make an illegal
+    play legal (seed 9407). Away from the fan's row it is not."""
+    from dataclasses import replace
+
+    from vision.track import FAN_MAYBE_COST, MAYBE
+
+    def straight(score: float, at: float = 0.0) -> list[Det]:
+        dets = detections(fan(["D8", "D9", "DT", "HJ", "CQ"], *S_PLAY), hide=fan_hidden(0, 5))
+        hj = next(i for i, d in enumerate(dets) if d.card == "HJ")
+        box = dets[hj].box
+        box = (box[0] + at, box[1], box[2] + at, box[3])
+        dets[hj] = replace(dets[hj], box=box, score=score, alts=(("SJ", 1.5), ("none", 3.0)))
+        return dets
+
+    tr = Tracker(calibration())
+    (play,) = feed(tr, [straight(0.2)] * 3)
+    assert sorted(play.added) == ["CQ", "D8", "D9", "DT"]
+    (maybe,) = [a for c, a in play.doubts if c == MAYBE]
+    cost = FAN_MAYBE_COST + np.log(tr.min_score / 0.2)
+    assert maybe[0] == ("HJ", pytest.approx(cost, abs=1e-3))
+    assert maybe[1] == ("SJ", pytest.approx(cost + 1.5, abs=1e-3))
+    (obs,) = Interpreter().changes(play.t, [play])
+    assert (None, ((parse_card("HJ"), pytest.approx(cost, abs=1e-3)),)) == (
+        obs.doubts[-1][0],
+        obs.doubts[-1][1][:1],
+    )
+    # far from the fan's row (80 px off): no card that may lie there
+    tr = Tracker(calibration())
+    (play,) = feed(tr, [straight(0.2, at=80.0)] * 3)
+    assert not [c for c, _ in play.doubts if c == MAYBE]
 
 
 def test_a_misread_second_corner_may_be_no_card() -> None:
