@@ -317,7 +317,7 @@ def table_state(observations: Iterable[Observation]) -> TableState:
     """Fold observations of the table (in order, as :class:`Interpreter` made them) into what
     lies there now: a ``deal_start`` begins afresh (the table is empty when cards are dealt);
     ``played`` cards lie in the seat's play zone until ``trick_cleared`` empties the four play
-    zones; ``exposed`` cards lie in the seat's band (no seat: ``outside``); a ``tribute`` or
+    zones (one with ``was`` reads cards lying there anew: they lie there as read now); ``exposed`` cards lie in the seat's band (no seat: ``outside``); a ``tribute`` or
     ``tribute_return`` card lies on the receiver's side of the centre (``to``). Cards taken
     away without an observation (an exposed card picked up, a tribute taken into the hand) may
     be listed although gone: a pipeline seeded with them sees them go, which is no observation.
@@ -338,7 +338,10 @@ def table_state(observations: Iterable[Observation]) -> TableState:
             for s in SEATS:
                 zones.pop(s, None)
         elif ty == "played" and o.seat in SEATS:
-            zones.setdefault(o.seat, Counter()).update(cards)
+            zone = zones.setdefault(o.seat, Counter())
+            zone.subtract(str(c) for c in o.extra.get("was", ()))  # read anew: the same cards
+            zone.update(cards)
+            zones[o.seat] = +zone
         elif ty == "exposed":
             region = f"{o.seat}.band" if o.seat in SEATS else OUTSIDE
             zones.setdefault(region, Counter()).update(cards)

@@ -119,6 +119,9 @@ def test_table_state_folds_the_observations() -> None:
     st = table_state(obs + deal2)
     assert st.on_table == {"centre.E": ("SA",), "centre.N": ("C3",)}
     assert st.tributes == {"E": "N"} and st.returned == frozenset({"E"}) and st.lamps == {}
+    # cards read anew (``was``) lie there as read now, not as more cards
+    again = ob(9.5, "played", "S", "C9", extra={"was": ["S9"]})
+    assert table_state([*obs[:9], again]).on_table["S"] == ("C9", "S9")
 
 
 def test_a_resumed_interpreter_tells_a_return_from_a_tribute() -> None:
