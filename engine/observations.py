@@ -352,9 +352,7 @@ def _was(obj: Mapping[str, Any], cards: tuple[Card, ...], where: str) -> list[st
     """A ``played``'s ``was``: the earlier readings of its ``cards``, one per card, each of
     the same rank (the same physical card, its suit read anew)."""
     if "amends" in obj:
-        raise _fail(
-            where, "fields 'amends' and 'was' together; cards are either new or read anew"
-        )
+        raise _fail(where, "fields 'amends' and 'was' together; cards are either new or read anew")
     old = _cards(obj, "was", where)
     if len(old) != len(cards):
         raise _fail(

@@ -65,10 +65,13 @@ differently (a label flickering, a corner found late); in a play zone it is no `
 observation (:attr:`Interpreter.rereads`; the pipeline lists them in its report), except cards
 only added within ``Interpreter.late_s`` of the seat's play: that play's cards found late, sent
 as a ``played`` that ``amends`` it (:attr:`Interpreter.late`; the referee adds them when the
-play stays legal). A change of a play zone, touched or not, that only reads cards lying there in
-other suits (the same ranks, one for one, nothing else added or taken away) is no play either:
-it goes to the referee as a ``played`` with ``was`` (the earlier readings;
-:attr:`Interpreter.relabels`), who takes the new reading where it fits the table better.
+play stays legal). A touched change of a play zone that only reads cards lying there in other
+suits (the same ranks, one for one, nothing else added or taken away) is no play either: a hand
+passed and the cards were seen anew, so it goes to the referee as a ``played`` with ``was``
+(the earlier readings; :attr:`Interpreter.relabels`), who takes the new reading where it fits
+the table better. Untouched, such a change is a label flickering on the same pixels, which
+tells nothing the first reading did not (on the bench games all three were wrong: 9409's SK
+read CK, 9802's S2 read C2, 9807's C2 read S2), and stays a reading of the zone.
 
 Regions (derived from the calibration's zones):
 
@@ -317,7 +320,8 @@ def table_state(observations: Iterable[Observation]) -> TableState:
     """Fold observations of the table (in order, as :class:`Interpreter` made them) into what
     lies there now: a ``deal_start`` begins afresh (the table is empty when cards are dealt);
     ``played`` cards lie in the seat's play zone until ``trick_cleared`` empties the four play
-    zones (one with ``was`` reads cards lying there anew: they lie there as read now); ``exposed`` cards lie in the seat's band (no seat: ``outside``); a ``tribute`` or
+    zones (one with ``was`` reads cards lying there anew: they lie there as read now);
+    ``exposed`` cards lie in the seat's band (no seat: ``outside``); a ``tribute`` or
     ``tribute_return`` card lies on the receiver's side of the centre (``to``). Cards taken
     away without an observation (an exposed card picked up, a tribute taken into the hand) may
     be listed although gone: a pipeline seeded with them sees them go, which is no observation.
@@ -801,7 +805,11 @@ class Tracker:
         kin = self._next_of_kin([(c, p, a) for c, p, a, _ in lone], index_of, whole)
         out += kin
         self.fan_maybes = self._fan_maybes(
-            [x for x in lone if all(np.hypot(k.x_mm - x[1][0], k.y_mm - x[1][1]) > 0.5 for k in kin)],
+            [
+                x
+                for x in lone
+                if all(np.hypot(k.x_mm - x[1][0], k.y_mm - x[1][1]) > 0.5 for k in kin)
+            ],
             index_of,
             whole,
         )
@@ -1247,8 +1255,8 @@ class Interpreter:
     late: list[Change] = field(default_factory=list)
     #: per seat, the time of its last ``played`` observation while its cards still lie there
     _last_played: dict[str, float] = field(default_factory=dict)
-    #: changes of a play zone that read cards lying there anew: the same ranks, other suits,
-    #: nothing else added or taken away (sent as a ``played`` with ``was``; the pipeline
+    #: touched changes of a play zone that read cards lying there anew: the same ranks, other
+    #: suits, nothing else added or taken away (sent as a ``played`` with ``was``; the pipeline
     #: reports them)
     relabels: list[Change] = field(default_factory=list)
 
@@ -1345,13 +1353,13 @@ class Interpreter:
                 doubts = tuple(
                     (None if c == MAYBE else parse_card(c), _alt_cards(a)) for c, a in ch.doubts
                 )
-                old_new = _relabel(ch)
+                old_new = _relabel(ch) if ch.touched else None
                 if old_new is not None:
-                    # the same cards read anew (a suit read otherwise as a hand passed, or as
-                    # the light changed), not a play: no card of a trick's rank can be laid on
-                    # one of its own in the same trick and hide it (seed 9406: S's C3 C3 S9 H9
-                    # D9, read with an S3, read C3 C3 while S's hand lay near; it had become a
-                    # "play" of C3 out of turn); the referee takes the reading that fits
+                    # the same cards read anew as a hand passed, not a play: no card of a
+                    # trick's rank can be laid on one of its own in the same trick and hide it
+                    # (seed 9406: S's C3 C3 S9 H9 D9, read with an S3, read C3 C3 while S's
+                    # hand lay near; it had become a "play" of C3 out of turn); the referee
+                    # takes the reading that fits
                     self.relabels.append(ch)
                     old, new = old_new
                     out.append(
