@@ -1266,13 +1266,19 @@ class Referee:
         for a, b in zip(old, obs.cards, strict=True):
             cards[cards.index(a)] = b
         now_text = " ".join(map(str, sort_cards(cards)))
+        # what the camera reads there now: its earlier reading with the cards read anew (a
+        # later third copy must not take the new suits for the referee's own guesses)
+        camera = [str(c) for c in e.data.get("camera") or ok.cards]
+        for a, b in zip(old, obs.cards, strict=True):
+            if str(a) in camera:
+                camera[camera.index(str(a))] = str(b)
         fix = replace(
             ok,
             cards=tuple(sort_cards(cards)),
             doubts=(),
             extra={
                 **ok.extra,
-                "camera": e.data.get("camera") or [str(c) for c in ok.cards],
+                "camera": camera,
                 "reread": f"{text} at t={obs.t:.1f}: read as {now_text}",
             },
         )
@@ -1280,10 +1286,9 @@ class Referee:
         if bet is not None:
             eq, kq = self._effective[bet], self._origin[bet]
             oq = self._obs[kq]
-            camera = [parse_card(c) for c in eq.data["camera"]]
             back = replace(
                 oq,
-                cards=tuple(sort_cards(camera)),
+                cards=tuple(sort_cards([parse_card(c) for c in eq.data["camera"]])),
                 doubts=(),
                 extra={
                     **oq.extra,

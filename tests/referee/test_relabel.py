@@ -44,6 +44,8 @@ def test_a_card_read_anew_settles_the_referees_bet_on_a_third_copy() -> None:
         ("E", sorted("C3 C3 S9 H9 D9".split())),
     ]
     assert not [f for f in in_effect(t, "foul") if f["kind"] == "duplicate_card"]
+    # the camera's reading now, not a guess of the referee's that a later third copy may undo
+    assert sorted(in_effect(t, "play")[-1]["camera"]) == sorted("C3 C3 S9 H9 D9".split())
     assert t.deal.counts["E"] == 22 and t.deal.turn == "N"
     assert fold(t.ref.events, t.profile) == t.ref.state
 
