@@ -1297,37 +1297,13 @@ class Referee:
                 },
             )
             if self._continuation_with({kq: back, k: fix}, kq) <= self._clashes_since(kq, _strain):
-                out = self._correct(
-                    Observation(
-                        obs.t,
-                        "correction",
-                        replaces=eq.id,
-                        replacement=(back,),
-                        extra={"reason": str(back.extra["reread"])},
-                    )
-                )
+                out = self._replace_play(obs.t, eq.id, back)
                 again = self._relabel_target(seat, old)
                 if again is not None:
-                    out += self._correct(
-                        Observation(
-                            obs.t,
-                            "correction",
-                            replaces=self._effective[again].id,
-                            replacement=(fix,),
-                            extra={"reason": str(fix.extra["reread"])},
-                        )
-                    )
+                    out += self._replace_play(obs.t, self._effective[again].id, fix)
                 return out
         if self._continuation_with({k: fix}, k) < self._clashes_since(k, _strain):
-            return self._correct(
-                Observation(
-                    obs.t,
-                    "correction",
-                    replaces=e.id,
-                    replacement=(fix,),
-                    extra={"reason": str(fix.extra["reread"])},
-                )
-            )
+            return self._replace_play(obs.t, e.id, fix)
         why = f"{seat} playing {now_text} would fit the table's continuation no better"
         return self._notice(obs.t, f"{text}; the first reading stands: {why}")
 
@@ -1779,9 +1755,14 @@ class Referee:
         left = self._continuation_clashes(self._copy_core(before), k, [fix], _strain)
         if left > now:
             return None
+        return self._replace_play(t, e.id, fix)
+
+    def _replace_play(self, t: float, event: str, fix: Observation) -> list[Event]:
+        """The play event ``event`` replaced by the observation ``fix`` through a correction at
+        ``t``, its reason ``fix``'s ``reread``."""
         why = str(fix.extra.get("reread", ""))
         return self._correct(
-            Observation(t, "correction", replaces=e.id, replacement=(fix,), extra={"reason": why})
+            Observation(t, "correction", replaces=event, replacement=(fix,), extra={"reason": why})
         )
 
     def _undo_added(
