@@ -646,8 +646,9 @@ class Tracker:
         self._history: dict[str, list[Counter[str]]] = {r: [] for r in self.committed}
         self._candidate: dict[str, tuple[tuple[str, ...], int]] = {}
         self.last_seen: list[SeenCard] = []
-        #: the last frame's corners in a fan's row that may be cards (:meth:`_fan_maybes`)
-        self.fan_maybes: list[SeenCard] = []
+        #: the last frame's corners under the floor left single and not counted, with the sure
+        #: indices and whole cards around them: :meth:`_fan_maybes` reads them at a commit only
+        self._lone_left: tuple[list[Any], list[Any], list[SeenCard]] = ([], [], [])
         self._touched: dict[str, bool] = dict.fromkeys(self.committed, True)
         self._unconfirmed: dict[str, bool] = dict.fromkeys(self.committed, False)
 
@@ -804,15 +805,9 @@ class Tracker:
         whole = [c for c in out if c.corners == 2]
         kin = self._next_of_kin([(c, p, a) for c, p, a, _ in lone], index_of, whole)
         out += kin
-        self.fan_maybes = self._fan_maybes(
-            [
-                x
-                for x in lone
-                if all(np.hypot(k.x_mm - x[1][0], k.y_mm - x[1][1]) > 0.5 for k in kin)
-            ],
-            index_of,
-            whole,
-        )
+        kept = {(k.card, k.x_mm, k.y_mm) for k in kin}
+        left = [x for x in lone if (x[0], float(x[1][0]), float(x[1][1])) not in kept]
+        self._lone_left = (left, index_of, whole)
         del self._spacings[:-SPACING_KEEP]
         return self._inside_doubts(self._pair_doubts(self._fuse(out))) + maybe
 
@@ -1142,7 +1137,7 @@ class Tracker:
                     # and a fan's faint corners of cards not lying there before
                     doubts += [
                         (MAYBE, m.alts)
-                        for m in self.fan_maybes
+                        for m in self._fan_maybes(*self._lone_left)
                         if m.region == r and m.alts and m.alts[0][0] not in old
                     ]
                 contents = tuple(k for k in key if k != MAYBE)
