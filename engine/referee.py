@@ -1296,13 +1296,17 @@ class Referee:
                     "reread": f"as the camera read it ({text} at t={obs.t:.1f})",
                 },
             )
-            if self._continuation_with({kq: back, k: fix}, kq) <= self._clashes_since(kq, _strain):
+            fixes = {kq: [back], k: [fix]}
+            if self._continuation(self._core_before(kq), kq, fixes, _strain) <= (
+                self._clashes_since(kq, _strain)
+            ):
                 out = self._replace_play(obs.t, eq.id, back)
                 again = self._relabel_target(seat, old)
                 if again is not None:
                     out += self._replace_play(obs.t, self._effective[again].id, fix)
                 return out
-        if self._continuation_with({k: fix}, k) < self._clashes_since(k, _strain):
+        left = self._continuation_clashes(self._core_before(k), k, [fix], _strain)
+        if left < self._clashes_since(k, _strain):
             return self._replace_play(obs.t, e.id, fix)
         why = f"{seat} playing {now_text} would fit the table's continuation no better"
         return self._notice(obs.t, f"{text}; the first reading stands: {why}")
@@ -1324,17 +1328,6 @@ class Referee:
             if any(have[b] > seen[b] and seen[a] > have[a] for a, b in swaps):
                 return i
         return None
-
-    def _continuation_with(self, fixes: Mapping[int, Observation], k0: int) -> int:
-        """Clashes and third copies from observation ``k0`` on, with the observations at the
-        indices of ``fixes`` replaced by those given."""
-        core = self._copy_core(self._core_before(k0))
-        return sum(
-            1
-            for i in range(k0, len(self._obs))
-            for pl in core.feed(fixes.get(i, self._obs[i]), i)
-            if _strain(pl.type, pl.data)
-        )
 
     def _relabel_target(self, seat: str, old: Sequence[Card]) -> int | None:
         """Position in the effective log of ``seat``'s latest play of the current trick (none
@@ -1486,9 +1479,21 @@ class Referee:
     ) -> int:
         """Clashes (or what ``counts``) when ``head`` is fed to ``core`` in place of observation
         ``k``, then the rest."""
+        return self._continuation(core, k, {k: head}, counts)
+
+    def _continuation(
+        self,
+        core: _Core,
+        k0: int,
+        fixes: Mapping[int, Sequence[Observation]],
+        counts: Callable[[str, Mapping[str, Any]], bool] = _clash,
+    ) -> int:
+        """Clashes (or what ``counts``) when the observations from ``k0`` on are fed to ``core``,
+        each one whose index is in ``fixes`` replaced by the observations given there."""
         clash = 0
-        for i, oi in [(k, o) for o in head] + list(enumerate(self._obs))[k + 1 :]:
-            clash += sum(1 for pl in core.feed(oi, i) if counts(pl.type, pl.data))
+        for i in range(k0, len(self._obs)):
+            for oi in fixes.get(i, (self._obs[i],)):
+                clash += sum(1 for pl in core.feed(oi, i) if counts(pl.type, pl.data))
         return clash
 
     def _play_pos(self, k: int) -> int | None:
