@@ -59,10 +59,11 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--detector",
-        default="oracle",
-        help="card detector for the bundled video: 'oracle' (the corner labels recorded beside "
-        "the video; the default while the shipped model misses its accuracy targets, see "
-        "models/README.md), 'model' (the shipped ONNX model), or a path to a model",
+        default="auto",
+        help="card detector for the bundled video: 'auto' (the default: the shipped ONNX model "
+        "models/card-corners.onnx, or the recorded labels when it is not there), 'model', "
+        "'oracle' (the corner labels recorded beside the video: what a perfect detector would "
+        "report), or a path to a model",
     )
     p.add_argument(
         "--overlay-delay", type=float, default=0.0, metavar="S", help="overlay data delay (s)"
@@ -114,6 +115,24 @@ def find_demo_video() -> tuple[Path, Path | None, dict[str, Any]] | None:
     names += [video.name + ".calibration.json", "calibration.json"]
     cal = next((DEMO_DIR / n for n in names if (DEMO_DIR / n).is_file()), None)
     return video, cal, meta
+
+
+def describe_detector(detector: str) -> str:
+    """What reads the cards of the bundled video, in words, for the demo's opening lines."""
+    from vision.detector import DEFAULT_MODEL
+
+    if detector == "auto":
+        detector = "model" if DEFAULT_MODEL.exists() else "oracle"
+    if detector == "oracle":
+        return (
+            "the corner labels recorded beside the video (what a perfect detector would "
+            "report), in place of the card model"
+        )
+    if detector == "model":
+        model = DEFAULT_MODEL
+        where = model.relative_to(REPO) if model.is_relative_to(REPO) else model
+        return f"the shipped card model {where} (onnxruntime)"
+    return f"card detector {detector}"
 
 
 def _get(url: str, key: str | None = None) -> Any:
@@ -193,12 +212,7 @@ def _demo(args: argparse.Namespace) -> int:
             speed=speed,
             detector=args.detector,
         )
-        det = (
-            "the oracle corner labels recorded beside the video, in place of the card model "
-            "(which does not read cards reliably yet: models/README.md)"
-            if args.detector == "oracle"
-            else f"card detector {args.detector}"
-        )
+        det = describe_detector(args.detector)
         what = f"the bundled rendered game {video} through the vision pipeline; detections: {det}"
     else:
         why = (

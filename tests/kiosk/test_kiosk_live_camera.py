@@ -75,7 +75,7 @@ def test_live_camera_unplugged_mid_deal_alarms_reconnects_and_goes_on(tmp_path: 
             st["source"]["kind"] == "camera"
             and "live camera replay:" in st["source"]["description"]
         )
-        assert st["camera"]["state"] == "live" and st["camera"]["size"] == [960, 540]
+        assert st["camera"]["state"] == "live" and st["camera"]["size"] == [1280, 720]
 
         before = wait_for(
             lambda: (s := get_json(url + "/api/state"))["plays"] and s, 60, "S's first play"
@@ -156,9 +156,9 @@ def test_live_camera_unplugged_mid_deal_alarms_reconnects_and_goes_on(tmp_path: 
         cap = cv2.VideoCapture(str(folder / seg["file"]))
         try:
             assert cap.isOpened()
-            assert int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)) == 960
+            assert int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)) == 1280
             ok, image = cap.read()
-            assert ok and image.shape == (540, 960, 3)
+            assert ok and image.shape == (720, 1280, 3)
         finally:
             cap.release()
         assert seg["end_t"] - seg["start_t"] <= 6.5
