@@ -458,14 +458,21 @@ def _fitting_pairs(
     the floor and, left single, counted no card: SB SB read as one SB (seed 9805, proc-serif).
     A pair with a weak corner is kept (plastic's jokers print an index in all four corners:
     a weak top-left lies on the spacing from two sure ones, seed 9802). Without a learnt
-    spacing, ``ok`` as it is."""
+    spacing, ``ok`` as it is.
+
+    With it, each pair's error (what :func:`_best_pairs` totals) is its distance off the learnt
+    spacing, not off the nominal one in ``ok``. A bomb of five jacks stacked a fan's step apart
+    (tigullio, spacing 74 mm): the top HJ's bottom-right index lay 75 mm from its own top-left
+    index and 87 mm from the HJ's under it; off the nominal 82 mm the wrong pair was nearer
+    (4.7 against 6.7 mm), the top-left index left single was then taken as one card with the
+    SJ at the fan's end, and the bomb was read with four jacks (seed 9705)."""
     if spacing is None:
         return dict(ok)
 
     def off(i: int, j: int) -> float:
         return abs(float(np.hypot(*(at[i] - at[j]))) - spacing)
 
-    ok = {k: e for k, e in ok.items() if off(*k) <= PAIR_FAR_MM}
+    ok = {k: off(*k) for k in ok if off(*k) <= PAIR_FAR_MM}
 
     # sure corner -> it has a weak partner on the spacing
     anchored = {
@@ -809,7 +816,7 @@ class Tracker:
         left = [x for x in lone if (x[0], float(x[1][0]), float(x[1][1])) not in kept]
         self._lone_left = (left, index_of, whole)
         del self._spacings[:-SPACING_KEEP]
-        return self._inside_doubts(self._pair_doubts(self._fuse(out))) + maybe
+        return self._inside_doubts(self._pair_doubts(self._fuse(out, index_of))) + maybe
 
     def _next_of_kin(
         self,
@@ -910,16 +917,25 @@ class Tracker:
             return None
         return float(np.median(self._spacings))
 
-    def _fuse(self, cards: list[SeenCard]) -> list[SeenCard]:
+    def _fuse(
+        self, cards: list[SeenCard], index_of: Sequence[tuple[str, np.ndarray]] = ()
+    ) -> list[SeenCard]:
         """Two one-corner cards read differently, lying the table's corner spacing apart
         (``spacing`` +- ``fuse_mm``), are one card when both readings together name one card
         for at most ``fuse_cost`` nats (each corner's runner-up cost of it, added): a card whose
         two corners were read in two suits (plastic enrolled: S9 at one corner, C9 at the other)
-        is one card, named from both. The cheapest pairs first; each corner in one pair."""
+        is one card, named from both. The cheapest pairs first; each corner in one pair.
+
+        Not two ends of a fan's row, though: with ``FAN_BETWEEN`` of the corner indices
+        ``index_of`` lying between them, as for a pair of one label. A bomb of six kings
+        stacked 17 mm apart: its first DK and fifth card, an HK, lay 69 mm apart on a 74 mm
+        spacing, with three indices between, and were taken as one card; the bomb was read
+        with five kings (seed 9705)."""
         spacing = self.spacing
         singles = [k for k, c in enumerate(cards) if c.corners == 1]
         if spacing is None or len(singles) < 2:
             return cards
+        pts = np.asarray([p for _, p in index_of], np.float64).reshape(-1, 2)
         options: list[tuple[float, float, int, int, str, Alts]] = []
         for ai, i in enumerate(singles):
             for j in singles[ai + 1 :]:
@@ -928,6 +944,9 @@ class Tracker:
                     continue
                 off = abs(math.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) - spacing)
                 if off > self.fuse_mm:
+                    continue
+                p, q = np.array([a.x_mm, a.y_mm]), np.array([b.x_mm, b.y_mm])
+                if _on_segment(p, q, pts) >= FAN_BETWEEN:
                     continue
                 got = _fused(a, b)
                 if got is not None and got[1] <= self.fuse_cost:

@@ -794,6 +794,44 @@ def test_a_tight_pair_of_one_card_pairs_each_corner_on_the_learnt_spacing() -> N
     assert jokers(tr) == 2
 
 
+def test_a_stacked_bomb_pairs_its_top_card_on_the_learnt_spacing() -> None:
+    """A bomb of five jacks stacked a fan's step (17 mm) apart, tigullio's spacing 74 mm (seed
+    9705): the top-left indices SJ DJ CJ HJ HJ in a row and the top HJ's bottom-right. That
+    lies 75 mm from its own top-left index and 87 mm from the HJ's under it; off the nominal 82
+    the wrong one was nearer, the top HJ's top-left index was left single and taken as one card
+    with the SJ at the row's end (74 mm apart, each the other's runner-up), and the bomb was
+    read with four jacks. Paired off the learnt spacing, and never fused across a fan's row,
+    all five count."""
+    from dataclasses import replace
+
+    from vision.track import SPACING_MIN
+
+    tr = Tracker(calibration())
+    nx, ny = N_PLAY
+    for k in range(SPACING_MIN):
+        tr.cards_in(_card("H3", nx + k % 5, ny, 74.0))
+    assert tr.spacing == pytest.approx(74.0, abs=1.0)
+    x, y = S_PLAY
+    row = ["SJ", "DJ", "CJ", "HJ", "HJ"]
+    dx, dy = 74.0 * np.cos(0.98), 74.0 * np.sin(0.98)
+    frame = [_corner_at(x + 17.3 * i, y, c) for i, c in enumerate(row)]
+    frame[0] = replace(frame[0], alts=(("HJ", 0.8),))
+    frame[4] = replace(frame[4], alts=(("SJ", 0.8),))
+    frame.append(_corner_at(x + 4 * 17.3 + dx, y + dy, "HJ"))
+    seen = tr.cards_in(frame)
+    assert Counter(c.card for c in seen) == Counter({"SJ": 1, "DJ": 1, "CJ": 1, "HJ": 2})
+    # the top card is the one seen by both corners
+    (top,) = [c for c in seen if c.corners == 2]
+    assert (top.card, top.x_mm, top.y_mm) == (
+        "HJ",
+        pytest.approx(x + 4 * 17.3 + dx / 2, abs=0.5),
+        pytest.approx(y + dy / 2, abs=0.5),
+    )
+    # the row alone (the top card's bottom-right index not found): its two ends are no card
+    seen = tr.cards_in(frame[:5])
+    assert Counter(c.card for c in seen) == Counter({"SJ": 1, "DJ": 1, "CJ": 1, "HJ": 2})
+
+
 def test_fitting_pairs_drops_only_a_sure_pair_whose_corner_a_weak_one_fits_better() -> None:
     from vision.track import _fitting_pairs
 
@@ -801,10 +839,12 @@ def test_fitting_pairs_drops_only_a_sure_pair_whose_corner_a_weak_one_fits_bette
     ok = {(0, 1): 4.0, (1, 2): 7.0, (3, 4): 4.0}
     # (0, 1): two sure corners 11 off 75, and corner 1 has a weak partner (2) 75 away
     weak = [False, False, True, False, False]
-    assert _fitting_pairs(ok, at, weak, 75.0) == {(1, 2): 7.0, (3, 4): 4.0}
+    # (each pair's error is now its distance off the learnt spacing)
+    assert _fitting_pairs(ok, at, weak, 75.0) == {(1, 2): 0.0, (3, 4): 11.0}
     # the partner on the spacing is sure (or the pair itself holds a weak corner): kept
-    assert _fitting_pairs(ok, at, [False] * 5, 75.0) == ok
-    assert _fitting_pairs(ok, at, [True, False, True, False, False], 75.0) == ok
+    off = {(0, 1): 11.0, (1, 2): 0.0, (3, 4): 11.0}
+    assert _fitting_pairs(ok, at, [False] * 5, 75.0) == off
+    assert _fitting_pairs(ok, at, [True, False, True, False, False], 75.0) == off
     assert _fitting_pairs(ok, at, weak, None) == ok
 
 
