@@ -462,7 +462,7 @@ def _fitting_pairs(
 
     With it, each pair's error (what :func:`_best_pairs` totals) is its distance off the learnt
     spacing, not off the nominal one in ``ok``. A bomb of five jacks stacked a fan's step apart
-    (tigullio, spacing 74 mm): the top HJ's bottom-right index lay 75 mm from its own top-left
+    (proc-serif, spacing 74 mm): the top HJ's bottom-right index lay 75 mm from its own top-left
     index and 87 mm from the HJ's under it; off the nominal 82 mm the wrong pair was nearer
     (4.7 against 6.7 mm), the top-left index left single was then taken as one card with the
     SJ at the fan's end, and the bomb was read with four jacks (seed 9705)."""

@@ -795,7 +795,7 @@ def test_a_tight_pair_of_one_card_pairs_each_corner_on_the_learnt_spacing() -> N
 
 
 def test_a_stacked_bomb_pairs_its_top_card_on_the_learnt_spacing() -> None:
-    """A bomb of five jacks stacked a fan's step (17 mm) apart, tigullio's spacing 74 mm (seed
+    """A bomb of five jacks stacked a fan's step (17 mm) apart, proc-serif's spacing 74 mm (seed
     9705): the top-left indices SJ DJ CJ HJ HJ in a row and the top HJ's bottom-right. That
     lies 75 mm from its own top-left index and 87 mm from the HJ's under it; off the nominal 82
     the wrong one was nearer, the top HJ's top-left index was left single and taken as one card
