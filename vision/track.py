@@ -444,6 +444,7 @@ def _fitting_pairs(
     at: Sequence[np.ndarray],
     weak: Sequence[bool],
     spacing: float | None,
+    rank: bool = True,
 ) -> dict[tuple[int, int], float]:
     """The corner pairs of one label ``ok`` (index pairs into the corner centres ``at``) that
     lie within ``PAIR_FAR_MM`` of the table's learnt corner spacing (the 20 mm tolerance round
@@ -460,19 +461,23 @@ def _fitting_pairs(
     a weak top-left lies on the spacing from two sure ones, seed 9802). Without a learnt
     spacing, ``ok`` as it is.
 
-    With it, each pair's error (what :func:`_best_pairs` totals) is its distance off the learnt
-    spacing, not off the nominal one in ``ok``. A bomb of five jacks stacked a fan's step apart
-    (proc-serif, spacing 74 mm): the top HJ's bottom-right index lay 75 mm from its own top-left
-    index and 87 mm from the HJ's under it; off the nominal 82 mm the wrong pair was nearer
-    (4.7 against 6.7 mm), the top-left index left single was then taken as one card with the
-    SJ at the fan's end, and the bomb was read with four jacks (seed 9705)."""
+    With it and ``rank``, each pair's error (what :func:`_best_pairs` totals) is its distance off
+    the learnt spacing, not off the nominal one in ``ok``. A bomb of five jacks stacked a fan's
+    step apart (proc-serif, spacing 74 mm): the top HJ's bottom-right index lay 75 mm from its
+    own top-left index and 87 mm from the HJ's under it; off the nominal 82 mm the wrong pair
+    was nearer (4.7 against 6.7 mm), the top-left index left single was then taken as one card
+    with the SJ at the fan's end, and the bomb was read with four jacks (seed 9705). Not for
+    jokers (``rank`` False): some print their index in all four corners, and their diagonals are
+    not the deck's index spacing (plastic's: 83 mm on a 75 mm spacing, the long sides 70); off
+    the spacing, a joker's long side outranked its diagonals and one HR counted two (seed
+    9707)."""
     if spacing is None:
         return dict(ok)
 
     def off(i: int, j: int) -> float:
         return abs(float(np.hypot(*(at[i] - at[j]))) - spacing)
 
-    ok = {k: off(*k) for k in ok if off(*k) <= PAIR_FAR_MM}
+    ok = {k: off(*k) if rank else e for k, e in ok.items() if off(*k) <= PAIR_FAR_MM}
 
     # sure corner -> it has a weak partner on the spacing
     anchored = {
@@ -786,6 +791,7 @@ class Tracker:
                 merged,
                 weaks,
                 self.spacing,
+                rank=not parse_card(label).is_joker,
             )
             ok = _four_index_cards(ok, merged, self.same_mm)
             used: set[int] = set()

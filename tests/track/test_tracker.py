@@ -832,6 +832,36 @@ def test_a_stacked_bomb_pairs_its_top_card_on_the_learnt_spacing() -> None:
     assert Counter(c.card for c in seen) == Counter({"SJ": 1, "DJ": 1, "CJ": 1, "HJ": 2})
 
 
+def test_a_four_index_joker_pairs_its_diagonals_on_a_learnt_spacing() -> None:
+    """Plastic's HR prints its index in all four corners: its diagonals are 83 mm, its long
+    sides 70, on a table whose cards' index spacing is 75. Shown at a seat's edge (seed 9707,
+    an exposed card), six corners were found, two of them extra boxes along its foot; paired
+    off the learnt spacing a long side outranked a diagonal and one HR counted two. A joker's
+    pairs are weighed off the nominal spacing, as before the spacing was learnt."""
+    from vision.track import SPACING_MIN
+
+    tr = Tracker(calibration(), min_score=0.25, keep_score=0.12, faint_score=0.05)
+    nx, ny = N_PLAY
+    for k in range(SPACING_MIN):
+        tr.cards_in(_card("H3", nx + k % 5, ny, 75.0))
+    assert tr.spacing == pytest.approx(75.0, abs=1.0)
+    x, y = S_PLAY  # the six corners as found (mm, relative), score, weak
+    corners = [
+        (0.0, 72.4, 0.493, True),
+        (34.6, 6.0, 0.396, True),
+        (-12.2, 68.0, 0.377, False),
+        (14.1, 73.9, 0.322, True),
+        (-7.3, -0.2, 0.226, False),
+        (26.2, 75.6, 0.223, False),
+    ]
+    frame = []
+    for dx, dy, score, weak in corners:
+        d = _corner_at(x + dx, y + dy, "HR", (("none", 3.5),))
+        frame.append(Det("HR", d.box, score, d.alts, weak))
+    (change,) = feed(tr, [frame] * 4, t0=10.0)
+    assert change.added == ("HR",)
+
+
 def test_fitting_pairs_drops_only_a_sure_pair_whose_corner_a_weak_one_fits_better() -> None:
     from vision.track import _fitting_pairs
 
