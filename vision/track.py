@@ -444,7 +444,6 @@ def _fitting_pairs(
     at: Sequence[np.ndarray],
     weak: Sequence[bool],
     spacing: float | None,
-    rank: bool = True,
 ) -> dict[tuple[int, int], float]:
     """The corner pairs of one label ``ok`` (index pairs into the corner centres ``at``) that
     lie within ``PAIR_FAR_MM`` of the table's learnt corner spacing (the 20 mm tolerance round
@@ -459,25 +458,14 @@ def _fitting_pairs(
     the floor and, left single, counted no card: SB SB read as one SB (seed 9805, proc-serif).
     A pair with a weak corner is kept (plastic's jokers print an index in all four corners:
     a weak top-left lies on the spacing from two sure ones, seed 9802). Without a learnt
-    spacing, ``ok`` as it is.
-
-    With it and ``rank``, each pair's error (what :func:`_best_pairs` totals) is its distance off
-    the learnt spacing, not off the nominal one in ``ok``. A bomb of five jacks stacked a fan's
-    step apart (proc-serif, spacing 74 mm): the top HJ's bottom-right index lay 75 mm from its
-    own top-left index and 87 mm from the HJ's under it; off the nominal 82 mm the wrong pair
-    was nearer (4.7 against 6.7 mm), the top-left index left single was then taken as one card
-    with the SJ at the fan's end, and the bomb was read with four jacks (seed 9705). Not for
-    jokers (``rank`` False): some print their index in all four corners, and their diagonals are
-    not the deck's index spacing (plastic's: 83 mm on a 75 mm spacing, the long sides 70); off
-    the spacing, a joker's long side outranked its diagonals and one HR counted two (seed
-    9707)."""
+    spacing, ``ok`` as it is."""
     if spacing is None:
         return dict(ok)
 
     def off(i: int, j: int) -> float:
         return abs(float(np.hypot(*(at[i] - at[j]))) - spacing)
 
-    ok = {k: off(*k) if rank else e for k, e in ok.items() if off(*k) <= PAIR_FAR_MM}
+    ok = {k: e for k, e in ok.items() if off(*k) <= PAIR_FAR_MM}
 
     # sure corner -> it has a weak partner on the spacing
     anchored = {
@@ -791,7 +779,6 @@ class Tracker:
                 merged,
                 weaks,
                 self.spacing,
-                rank=not parse_card(label).is_joker,
             )
             ok = _four_index_cards(ok, merged, self.same_mm)
             used: set[int] = set()
@@ -933,10 +920,12 @@ class Tracker:
         is one card, named from both. The cheapest pairs first; each corner in one pair.
 
         Not two ends of a fan's row, though: with ``FAN_BETWEEN`` of the corner indices
-        ``index_of`` lying between them, as for a pair of one label. A bomb of six kings
-        stacked 17 mm apart: its first DK and fifth card, an HK, lay 69 mm apart on a 74 mm
-        spacing, with three indices between, and were taken as one card; the bomb was read
-        with five kings (seed 9705)."""
+        ``index_of`` lying between them, as for a pair of one label. Stacked bombs lay their
+        indices in a row 17 mm apart, and the first and fifth lie about the spacing apart
+        (seed 9705, proc-serif, spacing 74 mm): a DK and an HK, 69 mm apart with three indices
+        between, and an SJ and an HJ (the top card's top-left index, left single when its
+        bottom-right one paired with the HJ's under it), were each taken as one card, and two
+        bombs were read a card short."""
         spacing = self.spacing
         singles = [k for k, c in enumerate(cards) if c.corners == 1]
         if spacing is None or len(singles) < 2:
