@@ -695,6 +695,18 @@ def _shifted(d: Det, dx: float, dy: float) -> Det:
     return replace(d, box=moved.box)
 
 
+def _learnt(spacing: float, **kw: float) -> Tracker:
+    """A tracker that has learnt the table's corner spacing (mm) from ``SPACING_MIN`` cards."""
+    from vision.track import SPACING_MIN
+
+    tr = Tracker(calibration(), **kw)
+    x, y = N_PLAY
+    for k in range(SPACING_MIN):
+        tr.cards_in(_card("H3", x + k % 5, y, spacing))
+    assert tr.spacing == pytest.approx(spacing, abs=1.0)
+    return tr
+
+
 def _card(card: str, x: float, y: float, spacing: float, angle: float = 0.9) -> list[Det]:
     """A card's two corner indices ``spacing`` mm apart (deck designs differ)."""
     dx, dy = spacing / 2 * np.cos(angle), spacing / 2 * np.sin(angle)
@@ -772,7 +784,6 @@ def test_a_tight_pair_of_one_card_pairs_each_corner_on_the_learnt_spacing() -> N
     only as a card's second corner). Its bottom-right lies 86 mm from the lower top-left (within
     the 20 mm tolerance of 82) and 75 mm from its own top-left. Taking the sure pair counted one
     joker; once the table's spacing (75) is learnt, the corner on it is the partner: two."""
-    from vision.track import SPACING_MIN
 
     x, y = S_PLAY
     dx, dy = 75.0 * np.cos(0.9), 75.0 * np.sin(0.9)
@@ -786,12 +797,7 @@ def test_a_tight_pair_of_one_card_pairs_each_corner_on_the_learnt_spacing() -> N
         return Counter(ch.added)["SB"]
 
     assert jokers(Tracker(calibration())) == 1  # no spacing learnt: the sure pair is taken
-    tr = Tracker(calibration())
-    nx, ny = N_PLAY
-    for k in range(SPACING_MIN):
-        tr.cards_in(_card("H3", nx + k % 5, ny, 75.0))
-    assert tr.spacing == pytest.approx(75.0, abs=1.0)
-    assert jokers(tr) == 2
+    assert jokers(_learnt(75.0)) == 2
 
 
 def test_a_stacked_bomb_is_no_card_read_in_two_suits_across_its_row() -> None:
@@ -804,13 +810,7 @@ def test_a_stacked_bomb_is_no_card_read_in_two_suits_across_its_row() -> None:
     are no card."""
     from dataclasses import replace
 
-    from vision.track import SPACING_MIN
-
-    tr = Tracker(calibration())
-    nx, ny = N_PLAY
-    for k in range(SPACING_MIN):
-        tr.cards_in(_card("H3", nx + k % 5, ny, 74.0))
-    assert tr.spacing == pytest.approx(74.0, abs=1.0)
+    tr = _learnt(74.0)
     x, y = S_PLAY
     row = ["SJ", "DJ", "CJ", "HJ", "HJ"]
     dx, dy = 74.0 * np.cos(0.98), 74.0 * np.sin(0.98)
@@ -830,13 +830,7 @@ def test_a_four_index_joker_pairs_its_diagonals_on_a_learnt_spacing() -> None:
     an exposed card), six corners were found, two of them extra boxes along its foot. Pairs are
     weighed off the nominal spacing (82); weighed off the learnt one (tried 2026-12-03), a long
     side outranked a diagonal and one HR counted two."""
-    from vision.track import SPACING_MIN
-
-    tr = Tracker(calibration(), min_score=0.25, keep_score=0.12, faint_score=0.05)
-    nx, ny = N_PLAY
-    for k in range(SPACING_MIN):
-        tr.cards_in(_card("H3", nx + k % 5, ny, 75.0))
-    assert tr.spacing == pytest.approx(75.0, abs=1.0)
+    tr = _learnt(75.0, min_score=0.25, keep_score=0.12, faint_score=0.05)
     x, y = S_PLAY  # the six corners as found (mm, relative), score, weak
     corners = [
         (0.0, 72.4, 0.493, True),
