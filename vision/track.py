@@ -911,7 +911,7 @@ class Tracker:
         return float(np.median(self._spacings))
 
     def _fuse(
-        self, cards: list[SeenCard], index_of: Sequence[tuple[str, np.ndarray]] = ()
+        self, cards: list[SeenCard], index_of: Sequence[tuple[str, np.ndarray]]
     ) -> list[SeenCard]:
         """Two one-corner cards read differently, lying the table's corner spacing apart
         (``spacing`` +- ``fuse_mm``), are one card when both readings together name one card
