@@ -207,20 +207,26 @@ def resolve_detector(detector: Any, video: str | Path | None = None, deck: Any =
     return det
 
 
-def _resolve_detector(detector: Any, video: str | Path | None = None) -> Any:
+def auto_detector(video: str | Path | None = None) -> str:
+    """What ``--detector auto`` reads a video with: "model" when models/ has the shipped model,
+    else "oracle" when the video has its corner labels beside it (PipelineError otherwise)."""
     from vision.detector import DEFAULT_MODEL
 
     oracle_path = Path(f"{video}.oracle.jsonl.gz") if video is not None else None
+    if DEFAULT_MODEL.exists():
+        return "model"
+    if oracle_path is not None and oracle_path.exists():
+        return "oracle"
+    raise PipelineError(
+        f"no card detector: {DEFAULT_MODEL} is not there (train it: models/README.md) and "
+        f"the video has no oracle labels ({oracle_path}); pass --detector MODEL.onnx"
+    )
+
+
+def _resolve_detector(detector: Any, video: str | Path | None = None) -> Any:
+    oracle_path = Path(f"{video}.oracle.jsonl.gz") if video is not None else None
     if detector is None or detector == "auto":
-        if DEFAULT_MODEL.exists():
-            detector = "model"
-        elif oracle_path is not None and oracle_path.exists():
-            detector = "oracle"
-        else:
-            raise PipelineError(
-                f"no card detector: {DEFAULT_MODEL} is not there (train it: models/README.md) and "
-                f"the video has no oracle labels ({oracle_path}); pass --detector MODEL.onnx"
-            )
+        detector = auto_detector(video)
     if detector == "model":
         from vision.detector import Detector
 

@@ -117,12 +117,16 @@ def find_demo_video() -> tuple[Path, Path | None, dict[str, Any]] | None:
     return video, cal, meta
 
 
-def describe_detector(detector: str) -> str:
+def describe_detector(detector: str, video: Path) -> str:
     """What reads the cards of the bundled video, in words, for the demo's opening lines."""
     from vision.detector import DEFAULT_MODEL
+    from vision.pipeline import PipelineError, auto_detector
 
     if detector == "auto":
-        detector = "model" if DEFAULT_MODEL.exists() else "oracle"
+        try:
+            detector = auto_detector(video)
+        except PipelineError:
+            return "none found (the replay says why)"
     if detector == "oracle":
         return (
             "the corner labels recorded beside the video (what a perfect detector would "
@@ -212,7 +216,7 @@ def _demo(args: argparse.Namespace) -> int:
             speed=speed,
             detector=args.detector,
         )
-        det = describe_detector(args.detector)
+        det = describe_detector(args.detector, video)
         what = f"the bundled rendered game {video} through the vision pipeline; detections: {det}"
     else:
         why = (
