@@ -1,0 +1,191 @@
+"""Card naming at the renderer's own corner boxes, in rendered games (the classifier alone).
+
+bench/table_accuracy.py measures the whole pipeline; when a play is lost there, it does not say
+whether the corner stage missed an index or the classifier misnamed one. This isolates the naming:
+every ``--every`` seconds of each bench game (the seeds and renders of bench/table_accuracy.py; a
+render kept there with ``--keep`` is reused), every corner index the renderer labelled (at least
+70 % uncovered) is cut from the frame at its true box and named, by the shipped classifier as the
+table pipeline runs it (four quarter turns), and again with the game's deck enrolled
+(``--enrol``: its shots on a table of their own, seed + 500,000, as bench/table_accuracy.py
+does). So the figures are the kiosk's own conditions: its camera scale, video compression,
+fans, hands and light. Per game one JSON line, then a total per deck:
+
+* ``corners``: labelled corner indices named (jokers included);
+* ``right`` / ``right_enrolled``: named as the card they are (the likeliest of the 54 cards and
+  ``none``);
+* ``errors`` / ``errors_enrolled``: the wrong namings by kind: ``suit`` (the other suit of the
+  same colour and rank: a club read as a spade), ``colour`` (same rank, the other colour),
+  ``rank``, ``none`` (called no card), ``joker``;
+* ``black_suit_right`` (``black_right`` of ``black_corners``): of the black number and court
+  cards, the share whose club-or-spade is right when only those two are compared (the
+  pipeline's hardest call on ``plastic``).
+
+    python bench/corner_names.py [--games 10] [--seed 9401] [--decks plastic] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import importlib.util
+import json
+import pickle
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+RANKS = "23456789TJQKA"
+OTHER_SUIT = {"S": "C", "C": "S", "H": "D", "D": "H"}
+
+
+def _table_bench() -> Any:
+    """bench/table_accuracy.py as a module: its game renders and deck enrolment."""
+    path = Path(__file__).with_name("table_accuracy.py")
+    spec = importlib.util.spec_from_file_location("table_accuracy", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def error_kind(truth: str, got: str) -> str | None:
+    """How ``got`` misnames ``truth`` (None: right)."""
+    if got == truth:
+        return None
+    if got == "none":
+        return "none"
+    if truth[1] not in RANKS or got[1] not in RANKS:
+        return "joker"
+    if got[1] != truth[1]:
+        return "rank"
+    return "suit" if got[0] == OTHER_SUIT[truth[0]] else "colour"
+
+
+def read_game(video: Path, plain: Any, enrolled: Any | None, every: float) -> dict[str, Any]:
+    import cv2
+    import numpy as np
+
+    labels = {}
+    with gzip.open(f"{video}.oracle.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            labels[int(row["i"])] = row["c"]
+    cap = cv2.VideoCapture(str(video))
+    fps = cap.get(cv2.CAP_PROP_FPS) or 10.0
+    step = max(1, round(every * fps))
+    names = list(plain.class_names)
+    row: dict[str, Any] = {"corners": 0, "right": 0, "right_enrolled": 0}
+    errs: Counter[str] = Counter()
+    errs_enrolled: Counter[str] = Counter()
+    black = black_ok = 0
+    i = 0
+    try:
+        while True:
+            ok, image = cap.read()
+            if not ok:
+                break
+            got = labels.get(i) if i % step == 0 else None
+            i += 1
+            if not got:
+                continue
+            truth = [str(c[0]) for c in got]
+            boxes = np.array([c[1:5] for c in got], np.float64)
+            readers = [(plain, errs, "right")]
+            if enrolled is not None:
+                readers.append((enrolled, errs_enrolled, "right_enrolled"))
+            for det, counter, key in readers:
+                probs = det.classify(image, boxes)
+                for card, p in zip(truth, probs, strict=True):
+                    kind = error_kind(card, names[int(np.argmax(p))])
+                    if kind is None:
+                        row[key] += 1
+                    else:
+                        counter[kind] += 1
+                    if det is (enrolled or plain) and card[0] in "CS" and card[1] in RANKS:
+                        other = OTHER_SUIT[card[0]] + card[1]
+                        black += 1
+                        black_ok += bool(p[names.index(card)] > p[names.index(other)])
+            row["corners"] += len(truth)
+    finally:
+        cap.release()
+    row["errors"] = dict(errs)
+    if enrolled is not None:
+        row["errors_enrolled"] = dict(errs_enrolled)
+    else:
+        row.pop("right_enrolled")
+    row["black_corners"], row["black_right"] = black, black_ok
+    row["black_suit_right"] = round(black_ok / black, 4) if black else None
+    return row
+
+
+def main() -> int:
+    from engine.profiles import load_profile
+    from vision.detector import DEFAULT_MODEL
+    from vision.pipeline import resolve_detector
+    from vision.synth.video import EVAL_DECKS, render_game
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=9401)
+    ap.add_argument("--profile", default="standard")
+    ap.add_argument("--mischief", type=float, default=0.02)
+    ap.add_argument("--decks", help="only the games of these designs (comma-separated)")
+    ap.add_argument("--every", type=float, default=2.0, help="seconds of video between frames")
+    ap.add_argument("--enrol", action="store_true", help="also read with the deck enrolled")
+    ap.add_argument("--keep", help="the renders' folder (bench/table_accuracy.py --keep)")
+    args = ap.parse_args()
+    if not DEFAULT_MODEL.exists():
+        print(json.dumps({"figure": "skipped", "reason": f"{DEFAULT_MODEL} not shipped yet"}))
+        return 0
+    only = set(args.decks.split(",")) if args.decks else None
+    if only and not only <= set(EVAL_DECKS):
+        raise SystemExit(f"--decks: choose from {', '.join(EVAL_DECKS)}")
+    bench = _table_bench()
+    prof = load_profile(args.profile)
+    totals: dict[str, Counter[str]] = {}
+    with tempfile.TemporaryDirectory() as td:
+        tmp = Path(args.keep) if args.keep else Path(td)
+        tmp.mkdir(parents=True, exist_ok=True)
+        for k in range(args.games):
+            seed, deck = args.seed + k, EVAL_DECKS[k % len(EVAL_DECKS)]
+            if only and deck not in only:
+                continue
+            video = tmp / f"g{seed}.mp4"
+            made_with = json.dumps([prof.name, seed, 1, deck, args.mischief])
+            cache = video.with_suffix(".info.pkl")
+            fresh = True
+            if cache.exists() and video.exists():
+                with cache.open("rb") as f:
+                    fresh = pickle.load(f)[0] != made_with
+            if fresh:
+                info = render_game(
+                    prof, seed=seed, deals=1, out=video, deck=deck, mischief=args.mischief
+                )
+                with cache.open("wb") as f:
+                    pickle.dump((made_with, info), f)
+            plain = resolve_detector("model", video)
+            enrolled = None
+            if args.enrol:
+                enrolled = resolve_detector("model", video, bench.enrol_deck(deck, seed, tmp))
+            row = read_game(video, plain, enrolled, args.every)
+            print(json.dumps({"figure": "game", "seed": seed, "deck": deck, **row}), flush=True)
+            t = totals.setdefault(deck, Counter())
+            for key in ("corners", "right", "right_enrolled", "black_corners", "black_right"):
+                t[key] += int(row.get(key) or 0)
+    for deck, t in totals.items():
+        out: dict[str, Any] = {"figure": "deck", "deck": deck, "corners": t["corners"]}
+        out["right"] = round(t["right"] / max(t["corners"], 1), 4)
+        if args.enrol:
+            out["right_enrolled"] = round(t["right_enrolled"] / max(t["corners"], 1), 4)
+        if t["black_corners"]:
+            out["black_suit_right"] = round(t["black_right"] / t["black_corners"], 4)
+        print(json.dumps(out), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
