@@ -1197,10 +1197,11 @@ class Referee:
     def _amend(self, obs: Observation) -> list[Event]:
         """Cards the camera found in a seat's play zone soon after that seat's play, with no
         hand near (``played`` with ``amends``: the time of the play observed): a corner found a
-        few frames late. The play, as the camera read it, is read again with them (a
-        correction) when that reading is legal and the table's continuation has no more clashes
-        or third copies than the log; otherwise a notice says why, and the cards count nowhere
-        (a ghost read beside a play must not make it illegal)."""
+        few frames late. The play, as the camera read it (before any second look of the
+        referee's), is read again with them (a correction) when that reading is legal and the
+        table's continuation has no more clashes or third copies than the log; otherwise a
+        notice says why, and the cards count nowhere (a ghost read beside a play must not make
+        it illegal)."""
         seat, at = obs.seat, obs.extra["amends"]
         assert seat is not None  # a ``played`` has a seat (parse_observation)
         cards = " ".join(map(str, obs.cards))
@@ -1211,12 +1212,20 @@ class Referee:
             why = f"no play by {seat} observed at t={at} is in effect"
         elif self._effective[pos].deal != self.state.deal_no:
             why = "that play belongs to an earlier deal"
-        elif "camera" in self._effective[pos].data:
-            why = "that play was read again already"
         else:
             e, ok = self._effective[pos], self._obs[k]
+            # a play the referee read again (a second look: "camera" holds what the camera
+            # saw) is amended from the camera's own reading: the late card may be the one the
+            # second look took for no card (seed 9910: E's H3 D3 D3 S8 S8 seen without its
+            # second S8, read as a triple with "no card for S8"; the S8 found 0.2 s later was
+            # not added, and the two full houses played on it were read as triples)
+            seen = e.data.get("camera")
+            was = [parse_card(c) for c in seen] if seen is not None else list(ok.cards)
             fix = replace(
-                ok, cards=tuple(sort_cards([*ok.cards, *obs.cards])), doubts=ok.doubts + obs.doubts
+                ok,
+                cards=tuple(sort_cards([*was, *obs.cards])),
+                doubts=ok.doubts + obs.doubts,
+                extra={x: v for x, v in ok.extra.items() if x not in ("camera", "reread")},
             )
             before = self._core_before(k)
             d = before._live_deal()
@@ -1224,9 +1233,10 @@ class Referee:
             if d is None or d.turn != seat or not before._legal(d, seat, list(fix.cards)):
                 why = f"{seat} playing {text} would not be legal"
             else:
+                saw = f" (the camera saw {' '.join(seen)})" if seen is not None else ""
                 reason = (
                     f"{cards} found in {seat}'s play zone with no hand near, "
-                    f"{obs.t - at:.1f} s after its play of {' '.join(e.data['cards'])}: "
+                    f"{obs.t - at:.1f} s after its play of {' '.join(e.data['cards'])}{saw}: "
                     f"read as {text}"
                 )
                 fix = replace(fix, extra={**fix.extra, "reread": reason})

@@ -55,6 +55,28 @@ def test_a_late_card_is_not_added_when_the_continuation_would_clash() -> None:
     assert len(in_effect(t, "play")) == 2 and not t.fouls()
 
 
+def test_a_late_card_amends_the_cameras_reading_of_a_play_read_again() -> None:
+    """S's full house H3 D3 D3 S8 S8 was seen with one S8: four cards are no play, and the
+    referee read it as a triple, the S8 taken for no card. The second S8, found 0.2 s later with
+    no hand near, joins what the camera saw: the full house it was (seed 9910, where E's and
+    W's full houses played on it were read as triples)."""
+    t = Table()
+    start(t)
+    doubts = [{"card": "S8", "or": [["C8", 0.3], [None, 1.0]]}]
+    out = t.do("played", seat="S", cards="H3 D3 D3 S8".split(), doubts=doubts)
+    (first,) = [e for e in out if e.type == "play"]
+    assert sorted(first["cards"]) == ["D3", "D3", "H3"] and "no card for S8" in first["reread"]
+    at = t.t
+    out = t.do("played", step=0.2, seat="S", cards=["S8"], amends=at)
+    (corr,) = [e for e in out if e.type == "correction"]
+    assert "(the camera saw H3 D3 D3 S8): read as" in corr["reason"]
+    (play,) = in_effect(t, "play")
+    assert sorted(play["cards"]) == sorted("H3 D3 D3 S8 S8".split()) and play.t == at
+    assert play["combo"]["kind"] == "full_house"
+    assert t.deal.counts["S"] == 22
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
 def test_a_late_card_with_no_such_play_is_a_notice() -> None:
     t = Table()
     led(t, "HT HT")
