@@ -4,11 +4,12 @@ bench/table_accuracy.py measures the whole pipeline; when a play is lost there, 
 whether the corner stage missed an index or the classifier misnamed one. This isolates the naming:
 every ``--every`` seconds of each bench game (the seeds and renders of bench/table_accuracy.py; a
 render kept there with ``--keep`` is reused), every corner index the renderer labelled (at least
-70 % uncovered) is cut from the frame at its true box and named, by the shipped classifier as the
-table pipeline runs it (four quarter turns), and again with the game's deck enrolled
-(``--enrol``: its shots on a table of their own, seed + 500,000, as bench/table_accuracy.py
-does). So the figures are the kiosk's own conditions: its camera scale, video compression,
-fans, hands and light. Per game one JSON line, then a total per deck:
+70 % uncovered; not the court cards of a design that prints no index, which vision/faces.py
+reads) is cut from the frame at its true box and named by the shipped classifier as the table
+pipeline runs it (four quarter turns), and again with the game's deck enrolled (``--enrol``: its
+shots on a table of their own, seed + 500,000, as bench/table_accuracy.py does). So the figures
+are the kiosk's own conditions: its camera scale, video compression, fans, hands and light.
+Per game one JSON line, then a total per deck:
 
 * ``corners``: labelled corner indices named (jokers included);
 * ``right`` / ``right_enrolled``: named as the card they are (the likeliest of the 54 cards and
@@ -65,9 +66,15 @@ def error_kind(truth: str, got: str) -> str | None:
     return "suit" if got[0] == OTHER_SUIT[truth[0]] else "colour"
 
 
-def read_game(video: Path, plain: Any, enrolled: Any | None, every: float) -> dict[str, Any]:
+def read_game(
+    video: Path, plain: Any, enrolled: Any | None, every: float, deck: str = ""
+) -> dict[str, Any]:
     import cv2
     import numpy as np
+
+    from vision.synth.decks import NO_INDEX
+
+    no_index = NO_INDEX.get(deck, "")
 
     labels = {}
     with gzip.open(f"{video}.oracle.jsonl.gz", "rt", encoding="utf-8") as fh:
@@ -90,6 +97,8 @@ def read_game(video: Path, plain: Any, enrolled: Any | None, every: float) -> di
                 break
             got = labels.get(i) if i % step == 0 else None
             i += 1
+            # a design's cards that print no index are read by their faces (vision/faces.py)
+            got = [c for c in got or () if str(c[0])[1:] not in no_index]
             if not got:
                 continue
             truth = [str(c[0]) for c in got]
@@ -171,7 +180,7 @@ def main() -> int:
             enrolled = None
             if args.enrol:
                 enrolled = resolve_detector("model", video, bench.enrol_deck(deck, seed, tmp))
-            row = read_game(video, plain, enrolled, args.every)
+            row = read_game(video, plain, enrolled, args.every, deck)
             print(json.dumps({"figure": "game", "seed": seed, "deck": deck, **row}), flush=True)
             t = totals.setdefault(deck, Counter())
             for key in ("corners", "right", "right_enrolled", "black_corners", "black_right"):
