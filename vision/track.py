@@ -418,6 +418,13 @@ def _with_none(card: SeenCard, cost: float) -> SeenCard:
 #: the cost of "no card" for an added card read like a card that left (:func:`_maybe_gone`): the
 #: two together are evidence of their own, beyond the classifier's runner-up cost
 GONE_COST = 1.5
+#: ... and for an added card that left the same region earlier with no hand near while the
+#: region kept other cards (``Tracker._faded``): a card read anew there and now read back as it
+#: was. Seed 9902: E's H7 D7 lay fanned; with no hand near, the H7's index went unread and a
+#: double box of the D7's corner made it D7 D7; when E laid S9 D9 over them the H7 was read
+#: again and played as H7 S9 D9, not a combo (the referee drops a card at its "no card" cost
+#: only when the play as read is illegal)
+FADED_COST = 1.0
 
 
 def _maybe_gone(alts: Alts, gone: Collection[str]) -> Alts:
@@ -651,6 +658,10 @@ class Tracker:
         self._lone_left: tuple[list[Any], list[Any], list[SeenCard]] = ([], [], [])
         self._touched: dict[str, bool] = dict.fromkeys(self.committed, True)
         self._unconfirmed: dict[str, bool] = dict.fromkeys(self.committed, False)
+        #: per region, cards a change took away with no hand near (a label read anew, not a
+        #: card lifted) while other cards stay: one seen there again may be that card, read
+        #: back (``FADED_COST``); forgotten when the region empties (a trick cleared)
+        self._faded: dict[str, Counter[str]] = {r: Counter() for r in self.committed}
 
     # ---------------------------------------------------------------- regions
     def regions(self) -> list[str]:
@@ -1139,10 +1150,14 @@ class Tracker:
                 # least sure to be there, and the referee drops a card at its "none" cost
                 pool = {k: sorted(v, key=_none_cost) for k, v in unsure.get(r, {}).items()}
                 gone = set(removed)
+                faded = self._faded[r]
                 for label in added:
                     got = pool.get(label)
                     a = got.pop(0) if got else ()
                     a = _maybe_gone(a, gone)
+                    if faded[label] > 0:
+                        faded[label] -= 1
+                        a = _none_at(a, FADED_COST)
                     if a:
                         doubts.append((label, a))
                 if added:  # cards that may lie beside them (MAYBE), each with its readings
@@ -1158,6 +1173,10 @@ class Tracker:
                 changes.append(
                     Change(t, r, added, removed, contents, tuple(doubts), self._touched[r])
                 )
+                if not contents:
+                    faded.clear()
+                elif removed and not self._touched[r]:
+                    faded.update(removed)
                 self._touched[r] = False
         return changes
 
@@ -1183,6 +1202,7 @@ class Tracker:
             self._candidate.pop(r, None)
             self._last_t.pop(r, None)
             self._unconfirmed[r] = False
+            self._faded[r] = Counter()
 
     def pending(self, zones: Iterable[str] | None = None) -> bool:
         """True while some region (of ``zones``) sees something other than what it committed,

@@ -369,6 +369,35 @@ def test_a_change_with_no_hand_near_is_no_play() -> None:
     assert [(o.type, o.seat) for o in it.changes(2.1, added)] == [("played", "S")]
 
 
+def test_a_card_read_back_after_a_reading_with_no_hand_near_may_be_no_card() -> None:
+    """E's H7 D7 lay fanned (seed 9902); with no hand near the zone was read D7 D7 (the H7 gone,
+    a second D7 come): no play. When E laid S9 D9 over them, the H7 was read again and counted
+    as added: H7 S9 D9, not a combo. A card that left its region with no hand near while other
+    cards stayed, seen there again, gets "no card" among its runner-ups at ``FADED_COST``, so the
+    referee may drop it; the region emptied (a trick cleared), it is forgotten."""
+    from vision.track import FADED_COST
+
+    tr = Tracker(calibration())
+    x, y = S_PLAY
+    h7, d7 = ("H7", x, y, 0.0), ("D7", x + 40, y, 0.0)
+    first = feed(tr, [detections([h7, d7])] * 2)
+    assert [c.added for c in first] == [("D7", "H7")]
+    again = feed(tr, [detections([("D7", x, y, 0.0), d7])] * 2, t0=1.0)
+    assert [(c.added, c.removed, c.touched) for c in again] == [(("D7",), ("H7",), False)]
+    tr.touch({"S"})  # E's hand lays S9 D9
+    nines = [("S9", x, y - 60, 0.0), ("D9", x + 40, y - 60, 0.0)]
+    play = feed(tr, [detections([h7, d7, *nines])] * 2, t0=2.0)
+    assert [(c.added, c.removed, c.touched) for c in play] == [(("D9", "H7", "S9"), ("D7",), True)]
+    assert dict(play[0].doubts)["H7"] == (("none", FADED_COST),)
+    assert "D9" not in dict(play[0].doubts) and "S9" not in dict(play[0].doubts)
+    # the region emptied (the trick cleared): a new H7 there is a card like any other
+    tr.touch({"S"})
+    assert [c.contents for c in feed(tr, [[]] * 2, t0=3.0)] == [()]
+    tr.touch({"S"})
+    (new,) = feed(tr, [detections([h7])] * 2, t0=4.0)
+    assert new.added == ("H7",) and new.doubts == ()
+
+
 def test_a_card_found_soon_after_a_play_with_no_hand_near_amends_that_play() -> None:
     """A card added to a zone with no hand near, within ``late_s`` of the seat's play and with
     nothing taken away, is that play's card found late: a ``played`` that ``amends`` it. Later,
