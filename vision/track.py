@@ -52,7 +52,9 @@ by its picture, vision/faces.py) is one card by itself, never a corner of a pair
 Doubts: each detection carries the classifier's runner-up readings (``vision.detector``
 ``Detection.alts``); a card seen by one corner index also gets "no card there" as a runner-up
 when it lies inside a card seen whole, or when it lies a card's corner-to-corner distance from
-a card whose label is its own runner-up (one card, one corner misread). The added cards'
+a card whose label is its own runner-up (one card, one corner misread). An added card that
+left the same zone earlier with no hand near (a label read anew there) may be that card read
+back, not a new one: "no card" joins its runner-ups (``FADED_COST``). The added cards'
 runner-ups travel to the ``played`` observation as ``doubts``, which the referee uses only when
 the play is illegal as read (engine/referee.py ``reread``). A ``MAYBE`` detection (a card that
 may lie there: a fan's lower court card no face fits surely) is counted apart and never played;
