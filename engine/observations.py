@@ -28,6 +28,12 @@ One JSON object per line, each with ``t`` (seconds) and ``type``:
 ``tribute_return`` ``{seat, card, to?}``: a card returned by ``seat``.
 ``shown``          ``{seat, cards}``: cards shown, e.g. two big jokers for anti-tribute.
 ``exposed``        ``{seat|null, cards}``: cards seen outside a play.
+``glimpse``        ``{seat, cards}`` (ours): cards the camera may have seen land in a seat's play
+                   zone but too faintly to count (a joker by one corner under the corner
+                   floor: a ghost joker in a court card's picture looks the same). No play:
+                   the referee uses it only in hindsight, when the table's continuation shows
+                   that seat played something the camera did not count (engine/referee.py
+                   ``Referee._won_unseen``).
 ``trick_cleared``  ``{}``: the table was cleared.
 ``count_report``   ``{seat, count}`` (ours): a seat's spoken card count (报牌), when reported.
 ``correction``     ``{replaces, with?}``: a referee's fix of the event ``replaces`` (an event
@@ -69,6 +75,7 @@ OBSERVATION_TYPES: Final = (
     "tribute_return",
     "shown",
     "exposed",
+    "glimpse",
     "trick_cleared",
     "count_report",
     "foul",
@@ -135,7 +142,7 @@ class Observation:
                 out["first_leader"] = self.first_leader
             if self.level != "":
                 out["level"] = self.level if self.level is not None else "joker"
-        elif ty in ("played", "shown", "exposed"):
+        elif ty in ("played", "shown", "exposed", "glimpse"):
             out["seat"] = self.seat
             out["cards"] = [str(c) for c in self.cards]
             if self.doubts:
@@ -408,7 +415,7 @@ def parse_observation(obj: Mapping[str, Any] | str, *, where: str = "observation
                 except CardError as exc:
                     raise _fail(w, f"field 'level': {exc} (or 'joker' for no level)") from None
         return Observation(tf, ty, first_leader=fl, level=level, extra=extra)
-    if ty in ("played", "shown"):
+    if ty in ("played", "shown", "glimpse"):
         seat, cards = _seat(obj, "seat", w), _cards(obj, "cards", w)
         doubts = _doubts(obj, cards, w) if ty == "played" else ()
         if ty == "played" and "amends" in obj:

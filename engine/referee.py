@@ -58,7 +58,10 @@ clashes (``_clash``): fouls, passes out of turn, and plays or passes after the d
 the referee's count (a card counted that was not there took a seat out early). A small joker
 (pair) that the others passed, then a clearing and a lead by the seat that was on turn: that
 seat played the only answer short of a bomb, the big joker (pair), and the camera missed it
-(``_won_unseen``).
+(``_won_unseen``). A ``glimpse`` (cards the camera saw too faintly to count in a seat's zone,
+engine/observations.py) is no play; it only names what a seat on turn played unseen there,
+in those two looks back: the answer before a clearing, and a play instead of a pass before a
+play out of turn (``_glimpsed``).
 
 Three counted fouls by a pair (``fouls.limit``): ``match_lost`` ends the match for the opponents,
 ``deal_lost`` scores the deal as a forfeit (``MatchState.after_forfeit``).
@@ -1156,6 +1159,9 @@ class Referee:
         #: (observation index, the observation as read, at the deal's end); undone when the
         #: seat plays or passes again, or (at the end) the table plays on in that deal
         self._gone_fixes: list[tuple[int, Observation, bool]] = []
+        #: this deal's ``glimpse`` observations: cards seen too faintly to count, kept for
+        #: hindsight alone (``_won_unseen``)
+        self._glimpses: list[Observation] = []
 
     @property
     def state(self) -> TableState:
@@ -1182,7 +1188,12 @@ class Referee:
             return self._amend(obs)
         if obs.type == "played" and "was" in obs.extra:
             return self._relabel(obs)
+        if obs.type == "glimpse":  # no play: kept for hindsight (``_won_unseen``)
+            self._glimpses.append(obs)
+            return []
         idx = len(self._obs)
+        if obs.type == "deal_start":
+            self._glimpses = []
         if obs.type == "deal_start" and self.hindsight:
             self._prev_snap = self._deal_snap
             self._deal_snap = (idx, self._copy_core(self._core))
@@ -1530,7 +1541,15 @@ class Referee:
             d = trial._live_deal()
             if d is None or d.turn is None or d.turn == o.seat or d.top is None:
                 break
-            p = Observation(o.t, "pass", seat=d.turn)
+            # a seat the camera glimpsed playing since the trick's last play (a joker by one
+            # faint corner: seed 9901, W's HR on N's SB, and S's bomb on it read out of turn)
+            # played that; otherwise it passed
+            g = None if d.owner is None else self._glimpsed(trial, d, k, o.t)
+            p = (
+                Observation(o.t, "pass", seat=d.turn, extra={"unseen": True})
+                if g is None
+                else Observation(g.t, "played", seat=d.turn, cards=g.cards, extra={"camera": []})
+            )
             if any(_clash(pl.type, pl.data) for pl in trial.feed(p, k)):
                 return None
             passes.append(p)
@@ -1541,12 +1560,21 @@ class Referee:
         if left > now - HINDSIGHT_GAIN:
             return None
         seats = " and ".join(str(p.seat) for p in passes)
+        taken = " and ".join(
+            f"{p.seat} taken as passing"
+            if p.type == "pass"
+            else f"{p.seat} taken as playing {' '.join(map(str, p.cards))} (glimpsed at t={p.t:g})"
+            for p in passes
+        )
         why = (
             f"{o.seat} played out of turn as seen, and the table played on as if {seats} had "
             f"played or passed ({now} fouls or ignored passes since, {left} with that reading): "
-            f"{seats} taken as passing (a play or a pass the camera did not see)"
+            f"{taken} (a play or a pass the camera did not see)"
         )
-        head = [replace(p, extra={"unseen": True}) for p in passes]
+        head = [
+            p if p.type == "pass" else replace(p, extra={"camera": [], "reread": why})
+            for p in passes
+        ]
         return self._correct(
             Observation(
                 t,
@@ -1557,6 +1585,26 @@ class Referee:
             )
         )
 
+    def _glimpsed(self, core: _Core, d: DealState, k: int, until: float) -> Observation | None:
+        """The latest ``glimpse`` of the seat on turn in ``d`` (``core``'s deal, the trick's
+        last play among the observations before ``k``) after that play and at most at
+        ``until``, whose cards would beat the trick; None when there is none."""
+        seat = d.turn
+        if seat is None or d.owner is None:
+            return None
+        top = self._last_play(d.owner, d.number, k)
+        if top is None:
+            return None
+        t0 = self._obs[self._origin[top]].t
+        return next(
+            (
+                g
+                for g in reversed(self._glimpses)
+                if g.seat == seat and t0 < g.t <= until and core._legal(d, seat, list(g.cards))
+            ),
+            None,
+        )
+
     def _won_unseen(self, idx: int, t: float) -> list[Event] | None:
         """The seat on turn answered a small joker with the big one (or a pair of small jokers
         with the big pair), the only answers short of a bomb, and the camera missed it: the
@@ -1564,7 +1612,10 @@ class Referee:
         cleared the trick and that seat leads (observation ``idx``, a clash). Taken so, with
         the answer as the cards, when the continuation then has ``HINDSIGHT_GAIN`` fewer
         clashes: a correction inserting the play (``camera`` empty: nothing was read). Only
-        when that lead is a camera reading (a person's entry is not second-guessed)."""
+        when that lead is a camera reading (a person's entry is not second-guessed). For any
+        other trick, the answer is what the camera glimpsed in that seat's zone between the
+        trick's last play and the clearing (a ``glimpse`` observation), when it beats the
+        trick."""
         o = self._obs[idx]
         if o.type != "played" or o.seat is None or not o.doubts:
             return None
@@ -1574,16 +1625,28 @@ class Referee:
         )
         if c is None or self._obs[c].type != "trick_cleared":
             return None
-        d = self._core_before(c)._live_deal()
+        cleared = self._core_before(c)
+        d = cleared._live_deal()
         if d is None or d.turn != o.seat or d.top is None or d.owner is None:
-            return None
-        answer = _ONLY_ANSWER.get(tuple(d.top.cards))
-        if answer is None or d.counts[o.seat] < len(answer):
             return None
         top = self._last_play(d.owner, d.number, c)
         if top is None:
             return None
         k = self._origin[top] + 1  # the seat came on turn with the observation after the top
+        answer = _ONLY_ANSWER.get(tuple(d.top.cards))
+        how = "the only answer short of a bomb, and the camera did not see it"
+        at = self._obs[k].t
+        if answer is None:
+            # cards the camera glimpsed in the seat's zone meanwhile, too faint to count (a
+            # joker by one corner: seed 9909, W's HR on N's C2 at level 2, where SB would have
+            # beaten it too), the latest that beats the trick
+            g = self._glimpsed(cleared, d, c, self._obs[c].t)
+            if g is None:
+                return None
+            answer, at = g.cards, min(g.t, at)
+            how = f"which the camera glimpsed there at t={g.t:g} but too faintly to count"
+        if d.counts[o.seat] < len(answer):
+            return None
         pos = self._first_pos(k)
         now = self._clashes_since(k, _strain)
         if pos is None or now < HINDSIGHT_GAIN:
@@ -1592,10 +1655,10 @@ class Referee:
         why = (
             f"{o.seat} leads after the table cleared {d.owner}'s "
             f"{' '.join(str(x) for x in d.top.cards)} that the others passed: {o.seat} played "
-            f"{text}, the only answer short of a bomb, and the camera did not see it"
+            f"{text}, {how}"
         )
         play = Observation(
-            self._obs[k].t,
+            at,
             "played",
             seat=o.seat,
             cards=answer,

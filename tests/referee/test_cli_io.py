@@ -95,6 +95,23 @@ def test_observation_parse_keeps_extras() -> None:
         parse_observation({"t": 1, "type": "count_report", "seat": "S", "count": 40})
 
 
+def test_a_glimpse_parses_round_trips_and_is_no_play() -> None:
+    """A ``glimpse`` (cards seen too faintly to count) needs a seat and cards, comes back as the
+    same JSON, and changes nothing by itself: no event, no card off the seat's count."""
+    o = parse_observation({"t": 3, "type": "glimpse", "seat": "w", "cards": ["大王"]})
+    assert (o.seat, [str(c) for c in o.cards]) == ("W", ["HR"])
+    assert o.to_json() == {"t": 3.0, "type": "glimpse", "seat": "W", "cards": ["HR"]}
+    assert parse_observation(o.to_json()) == o
+    with pytest.raises(ObservationError, match="'seat'"):
+        parse_observation({"t": 3, "type": "glimpse", "cards": ["HR"]})
+    with pytest.raises(ObservationError, match="'cards'"):
+        parse_observation({"t": 3, "type": "glimpse", "seat": "W", "cards": ["XX"]})
+    t = Table()
+    t.do("deal_start", first_leader="S")
+    assert t.ref.feed(o) == []
+    assert t.deal.counts["W"] == 27 and t.deal.turn == "S"
+
+
 def test_correction_voids_a_misread_play_and_state_recomputes() -> None:
     t = Table()
     t.do("deal_start", first_leader="S")

@@ -752,6 +752,83 @@ def test_a_big_joker_the_camera_missed_is_inferred_when_its_player_leads_next() 
         )
 
 
+def test_a_joker_the_camera_glimpsed_is_taken_when_its_player_leads_next() -> None:
+    """S leads an ace; E answers with the big joker, which the camera sees by one faint corner
+    only (a ``glimpse``: no play). N, W and S pass (ignored: E is on turn), the table clears the
+    trick and E leads. Many cards beat an ace, so nothing is inferred without the glimpse (the
+    test above); with it, E played the glimpsed HR (seed 9909: W's HR on a level card). A
+    glimpse by another seat, before the trick's last play, or of a card that does not beat it
+    is not taken."""
+
+    seen_at: list[float] = []
+
+    def run(glimpse: dict[str, object] | None) -> Table:
+        t = Table()
+        start(t)
+        cam(t, "S", "SA")
+        if glimpse is not None:
+            t.do("glimpse", step=0.5, **glimpse)
+            seen_at.append(t.t)
+        for s in "NWS":
+            t.pass_(s)
+        t.do("trick_cleared")
+        cam(t, "E", "D3")
+        return t
+
+    t = run({"seat": "E", "cards": ["HR"]})
+    (corr,) = t.of("correction")
+    assert "E played HR, which the camera glimpsed there at t=" in corr["reason"]
+    plays = in_effect(t, "play")
+    assert [(p["seat"], p["cards"]) for p in plays] == [
+        ("S", ["SA"]),
+        ("E", ["HR"]),
+        ("E", ["D3"]),
+    ]
+    assert plays[1].t == seen_at[0]  # played when the camera glimpsed it
+    assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
+    assert fold(t.ref.events, t.profile) == t.ref.state
+    for other in ({"seat": "N", "cards": ["HR"]}, {"seat": "E", "cards": ["S4"]}, None):
+        again = run(other)
+        assert not again.of("correction")
+    # a glimpse before the trick's last play is no answer to it
+    t = Table()
+    start(t)
+    t.do("glimpse", seat="E", cards=["HR"])
+    cam(t, "S", "SA")
+    for s in "NWS":
+        t.pass_(s)
+    t.do("trick_cleared")
+    cam(t, "E", "D3")
+    assert not t.of("correction")
+
+
+def test_a_glimpsed_play_is_taken_when_the_table_played_on() -> None:
+    """S leads the small joker; E answers with the big one, glimpsed by one faint corner (no
+    play); N bombs it and W bombs higher, both out of turn for the referee. With E taken as
+    passing, N's bomb would beat the small joker just the same, but E played what the camera
+    glimpsed: a correction puts E's HR before N's bomb (seed 9901, where it had been a pass)."""
+    t = Table()
+    start(t)
+    cam(t, "S", "SB")
+    t.do("glimpse", step=0.5, seat="E", cards=["HR"])
+    seen = t.t
+    cam(t, "N", "C8 C8 D8 D8")
+    out = cam(t, "W", "CA CA DA DA")
+    (corr,) = [e for e in out if e.type == "correction"]
+    assert f"E taken as playing HR (glimpsed at t={seen:g})" in corr["reason"]
+    plays = in_effect(t, "play")
+    assert [(p["seat"], p["cards"]) for p in plays] == [
+        ("S", ["SB"]),
+        ("E", ["HR"]),
+        ("N", ["C8", "C8", "D8", "D8"]),
+        ("W", ["CA", "CA", "DA", "DA"]),
+    ]
+    assert plays[1].t == seen and plays[1]["camera"] == []
+    assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
+    assert t.deal.counts["E"] == 26
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
 def bomb_of_2s_with_an_s2_not_seen(t: Table) -> None:
     """S bombs with H2 H2 D2 D2 and leads DA DA; E's pair of 2s is read S2 C2 C2 (a trio,
     illegal), the table plays on, and the second look takes it as a bomb with an S2 not seen;
