@@ -41,6 +41,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from engine.cards import parse_card
 from engine.observations import Observation
 from vision.detector import ALT_COST, ALT_MAX
 from vision.enrol import COLOURS, RANKS
@@ -545,6 +546,10 @@ class TablePipeline:
                     changes += tracker.update(t, dets, zones={z}, busy=busy)
             if changes:
                 out += self.interpreter.changes(t, changes)
+            # jokers glimpsed by one faint corner: no play, hindsight for the referee
+            for gt, seat, card in tracker.glimpses:
+                out.append(Observation(gt, "glimpse", seat=seat, cards=(parse_card(card),)))
+            tracker.glimpses.clear()
             for z in list(todo):
                 if z not in busy and not tracker.pending([z]):
                     self._detecting.discard(z)

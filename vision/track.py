@@ -333,7 +333,8 @@ def table_state(observations: Iterable[Observation]) -> TableState:
     returned: set[str] = set()
     last: Observation | None = None
     for o in observations:
-        last = o
+        if o.type != "glimpse":  # (no card: nothing lies there for it)
+            last = o
         ty = o.type
         cards = [str(c) for c in o.cards]
         if ty == "deal_start":
@@ -417,6 +418,9 @@ def _with_none(card: SeenCard, cost: float) -> SeenCard:
     return card if alts is card.alts else replace(card, alts=alts[:4])
 
 
+#: looks in a row that must glimpse a joker by one weak corner in a seat's play zone before it is
+#: told to the referee as a ``glimpse`` (``Tracker.glimpses``)
+GLIMPSE_LOOKS = 2
 #: the cost of "no card" for an added card read like a card that left (:func:`_maybe_gone`): the
 #: two together are evidence of their own, beyond the classifier's runner-up cost
 GONE_COST = 1.5
@@ -664,6 +668,14 @@ class Tracker:
         #: card lifted) while other cards stay: one seen there again may be that card, read
         #: back (``FADED_COST``); forgotten when the region empties (a trick cleared)
         self._faded: dict[str, Counter[str]] = {r: Counter() for r in self.committed}
+        #: the last frame's weak joker corners left single: (label, region)
+        self._glimpsed: list[tuple[str, str]] = []
+        #: per seat zone, looks in a row that glimpsed each joker, and those already told
+        self._glimpse_runs: dict[str, Counter[str]] = {s: Counter() for s in SEATS}
+        self._glimpse_told: dict[str, set[str]] = {s: set() for s in SEATS}
+        #: jokers glimpsed in a seat's play zone for ``GLIMPSE_LOOKS`` looks in a row with no
+        #: hand near, too faint to count: (t, seat, card), for the caller to take (and clear)
+        self.glimpses: list[tuple[float, str, str]] = []
 
     # ---------------------------------------------------------------- regions
     def regions(self) -> list[str]:
@@ -747,6 +759,10 @@ class Tracker:
         out: list[SeenCard] = []
         # corners under the floor, left single: label, centre, runner-ups, score
         lone: list[tuple[str, np.ndarray, Alts, float]] = []
+        # weak joker corners left single (no card): label, region (``Tracker.glimpses``)
+        glimpsed: list[tuple[str, str]] = []
+        if learn:
+            self._glimpsed = glimpsed
         for label, pts in by_label.items():
             # merge double detections of one corner (a sure one before a weak one, either
             # before one under the floor)
@@ -815,6 +831,9 @@ class Tracker:
                     out.append(SeenCard(label, x, y, self.region_at(x, y), 1, alts[i]))
                 elif i not in used and lows[i] and not jokers[i] and scores[i] >= KIN_MIN_SCORE:
                     lone.append((label, merged[i], alts[i], scores[i]))
+                elif i not in used and jokers[i] and learn:
+                    x, y = float(merged[i][0]), float(merged[i][1])
+                    glimpsed.append((label, self.region_at(x, y)))
         whole = [c for c in out if c.corners == 2]
         kin = self._next_of_kin([(c, p, a) for c, p, a, _ in lone], index_of, whole)
         out += kin
@@ -1088,6 +1107,7 @@ class Tracker:
         ``outside``); regions elsewhere keep their state. ``busy``: zones with a hand over them
         (or moving): their regions are neither observed nor committed this frame. Returns the
         changes committed now."""
+        self._glimpsed = []
         seen = self._cluster(*self._hysteresis(t, detections))
         self.last_seen = seen
         regions = list(self.committed) if zones is None else self.regions_of(zones)
@@ -1180,7 +1200,32 @@ class Tracker:
                 elif removed and not self._touched[r]:
                     faded.update(removed)
                 self._touched[r] = False
+        self._glimpse(t, [r for r in regions if region_zone(r) not in busy_set])
         return changes
+
+    def _glimpse(self, t: float, looked: Sequence[str]) -> None:
+        """Jokers seen by one weak corner in a seat's play zone (no card: a ghost joker in a
+        court card's picture looks the same), for ``GLIMPSE_LOOKS`` looks in a row while the
+        zone does not count that joker: told once (``glimpses``) until the zone empties."""
+        now: dict[str, set[str]] = {}
+        for label, region in self._glimpsed:
+            now.setdefault(region, set()).add(label)
+        for r in looked:
+            if r not in self._glimpse_runs:
+                continue  # only a seat's play zone
+            runs, told = self._glimpse_runs[r], self._glimpse_told[r]
+            if not self.committed[r]:
+                told.clear()
+            for label in list(runs):
+                if label not in now.get(r, ()):
+                    del runs[label]
+            for label in now.get(r, ()):
+                if self.committed[r][label]:
+                    continue
+                runs[label] += 1
+                if runs[label] >= GLIMPSE_LOOKS and label not in told:
+                    told.add(label)
+                    self.glimpses.append((t, r, label))
 
     def touch(self, zones: Iterable[str]) -> None:
         """Zones with a hand or motion over them this frame (also when nothing is detected
@@ -1205,6 +1250,9 @@ class Tracker:
             self._last_t.pop(r, None)
             self._unconfirmed[r] = False
             self._faded[r] = Counter()
+            if r in self._glimpse_runs:
+                self._glimpse_runs[r].clear()
+                self._glimpse_told[r].clear()
 
     def pending(self, zones: Iterable[str] | None = None) -> bool:
         """True while some region (of ``zones``) sees something other than what it committed,
