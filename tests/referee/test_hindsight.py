@@ -709,12 +709,17 @@ def test_no_swap_that_leaves_the_play_a_third_copy() -> None:
     assert [f["kind"] for f in t.fouls()] == ["duplicate_card"]
 
 
-def passed_and_cleared(lead: str, leads_next: str, camera: bool = True) -> Table:
-    """S leads ``lead``; E (on turn) is never seen; N, W and S pass; the table clears the trick
-    and ``leads_next`` leads D3 (read by the camera, or entered by a person)."""
+def passed_and_cleared(
+    lead: str, leads_next: str, camera: bool = True, glimpse: dict[str, object] | None = None
+) -> Table:
+    """S leads ``lead``; E (on turn) is never seen (``glimpse``: a ``glimpse`` observation
+    0.5 s later); N, W and S pass; the table clears the trick and ``leads_next`` leads D3 (read
+    by the camera, or entered by a person)."""
     t = Table()
     start(t)
     cam(t, "S", lead)
+    if glimpse is not None:
+        t.do("glimpse", step=0.5, **glimpse)
     for s in "NWS":
         t.pass_(s)
     t.do("trick_cleared")
@@ -760,36 +765,21 @@ def test_a_joker_the_camera_glimpsed_is_taken_when_its_player_leads_next() -> No
     glimpse by another seat, before the trick's last play, or of a card that does not beat it
     is not taken."""
 
-    seen_at: list[float] = []
-
-    def run(glimpse: dict[str, object] | None) -> Table:
-        t = Table()
-        start(t)
-        cam(t, "S", "SA")
-        if glimpse is not None:
-            t.do("glimpse", step=0.5, **glimpse)
-            seen_at.append(t.t)
-        for s in "NWS":
-            t.pass_(s)
-        t.do("trick_cleared")
-        cam(t, "E", "D3")
-        return t
-
-    t = run({"seat": "E", "cards": ["HR"]})
+    t = passed_and_cleared("SA", "E", glimpse={"seat": "E", "cards": ["HR"]})
     (corr,) = t.of("correction")
-    assert "E played HR, which the camera glimpsed there at t=" in corr["reason"]
+    lead = in_effect(t, "play")[0]
+    seen = lead.t + 0.5
+    assert f"E played HR, which the camera glimpsed there at t={seen:g}" in corr["reason"]
     plays = in_effect(t, "play")
-    assert [(p["seat"], p["cards"]) for p in plays] == [
-        ("S", ["SA"]),
-        ("E", ["HR"]),
-        ("E", ["D3"]),
+    assert [(p["seat"], p["cards"], p.t) for p in plays[:2]] == [
+        ("S", ["SA"], lead.t),
+        ("E", ["HR"], seen),  # played when the camera glimpsed it
     ]
-    assert plays[1].t == seen_at[0]  # played when the camera glimpsed it
+    assert [(p["seat"], p["cards"]) for p in plays[2:]] == [("E", ["D3"])]
     assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
     assert fold(t.ref.events, t.profile) == t.ref.state
     for other in ({"seat": "N", "cards": ["HR"]}, {"seat": "E", "cards": ["S4"]}, None):
-        again = run(other)
-        assert not again.of("correction")
+        assert not passed_and_cleared("SA", "E", glimpse=other).of("correction")
     # a glimpse before the trick's last play is no answer to it
     t = Table()
     start(t)
