@@ -1536,6 +1536,7 @@ class Referee:
             return None
         before = self._core_before(k)
         trial = self._copy_core(before)
+        t0 = self._trick_top_t(before, k)
         passes: list[Observation] = []
         for _ in range(3):
             d = trial._live_deal()
@@ -1544,7 +1545,7 @@ class Referee:
             # a seat the camera glimpsed playing since the trick's last play (a joker by one
             # faint corner: seed 9901, W's HR on N's SB, and S's bomb on it read out of turn)
             # played that; otherwise it passed
-            g = None if d.owner is None else self._glimpsed(trial, d, k, o.t)
+            g = None if t0 is None else self._glimpsed(trial, d, t0, o.t)
             p = (
                 Observation(o.t, "pass", seat=d.turn, extra={"unseen": True})
                 if g is None
@@ -1585,17 +1586,22 @@ class Referee:
             )
         )
 
-    def _glimpsed(self, core: _Core, d: DealState, k: int, until: float) -> Observation | None:
-        """The latest ``glimpse`` of the seat on turn in ``d`` (``core``'s deal, the trick's
-        last play among the observations before ``k``) after that play and at most at
-        ``until``, whose cards would beat the trick; None when there is none."""
-        seat = d.turn
-        if seat is None or d.owner is None:
+    def _trick_top_t(self, core: _Core, k: int) -> float | None:
+        """When the trick's last play was observed, in ``core``'s deal (a core that has seen
+        the observations before ``k``); None without one."""
+        d = core._live_deal()
+        if d is None or d.owner is None:
             return None
         top = self._last_play(d.owner, d.number, k)
-        if top is None:
+        return None if top is None else self._obs[self._origin[top]].t
+
+    def _glimpsed(self, core: _Core, d: DealState, t0: float, until: float) -> Observation | None:
+        """The latest ``glimpse`` of the seat on turn in ``d`` (``core``'s deal) after ``t0``
+        (the trick's last play) and at most at ``until``, whose cards would beat the trick;
+        None when there is none."""
+        seat = d.turn
+        if seat is None:
             return None
-        t0 = self._obs[self._origin[top]].t
         return next(
             (
                 g
@@ -1640,7 +1646,7 @@ class Referee:
             # cards the camera glimpsed in the seat's zone meanwhile, too faint to count (a
             # joker by one corner: seed 9909, W's HR on N's C2 at level 2, where SB would have
             # beaten it too), the latest that beats the trick
-            g = self._glimpsed(cleared, d, c, self._obs[c].t)
+            g = self._glimpsed(cleared, d, self._obs[k - 1].t, self._obs[c].t)
             if g is None:
                 return None
             answer, at = g.cards, min(g.t, at)
