@@ -30,7 +30,6 @@ import argparse
 import gzip
 import importlib.util
 import json
-import pickle
 import sys
 import tempfile
 from collections import Counter
@@ -135,7 +134,7 @@ def main() -> int:
     from engine.profiles import load_profile
     from vision.detector import DEFAULT_MODEL
     from vision.pipeline import resolve_detector
-    from vision.synth.video import EVAL_DECKS, render_game
+    from vision.synth.video import EVAL_DECKS
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=10)
@@ -164,18 +163,7 @@ def main() -> int:
             if only and deck not in only:
                 continue
             video = tmp / f"g{seed}.mp4"
-            made_with = json.dumps([prof.name, seed, 1, deck, args.mischief])
-            cache = video.with_suffix(".info.pkl")
-            fresh = True
-            if cache.exists() and video.exists():
-                with cache.open("rb") as f:
-                    fresh = pickle.load(f)[0] != made_with
-            if fresh:
-                info = render_game(
-                    prof, seed=seed, deals=1, out=video, deck=deck, mischief=args.mischief
-                )
-                with cache.open("wb") as f:
-                    pickle.dump((made_with, info), f)
+            bench.kept_render(prof, seed, 1, deck, args.mischief, video)
             plain = resolve_detector("model", video)
             enrolled = None
             if args.enrol:

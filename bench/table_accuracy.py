@@ -149,6 +149,27 @@ def cache_tag(det: object, deck_profile: object | None) -> str:
     return key.hexdigest()[:16]
 
 
+def kept_render(
+    prof: object, seed: int, deals: int, deck: str, mischief: float, out: Path
+) -> object:
+    """The game rendered to ``out`` (its ``render_game`` info). A kept render (--keep) is
+    reused when it was made with the same arguments: replaying the same videos with other
+    pipeline settings then costs no rendering."""
+    from vision.synth.video import render_game
+
+    made_with = json.dumps([prof.name, seed, deals, deck, mischief])  # type: ignore[attr-defined]
+    cache = out.with_suffix(".info.pkl")
+    if cache.exists() and out.exists():
+        with cache.open("rb") as f:
+            key, kept = pickle.load(f)
+        if key == made_with:
+            return kept
+    info = render_game(prof, seed=seed, deals=deals, out=out, deck=deck, mischief=mischief)
+    with cache.open("wb") as f:
+        pickle.dump((made_with, info), f)
+    return info
+
+
 def game(
     seed: int,
     deals: int,
@@ -161,24 +182,11 @@ def game(
     det_cache: bool = False,
 ) -> dict[str, object]:
     from kiosk.replay import replay
-    from vision.synth.video import render_game
 
     prof = load_profile(profile)
     out = tmp / f"g{seed}.mp4"
-    # A kept render (--keep) is reused when it was made with the same arguments: replaying the
-    # same videos with other pipeline settings then costs no rendering.
-    made_with = json.dumps([prof.name, seed, deals, deck, mischief])
-    cache = out.with_suffix(".info.pkl")
     t0 = time.perf_counter()
-    info = None
-    if cache.exists() and out.exists():
-        with cache.open("rb") as f:
-            key, kept = pickle.load(f)
-        info = kept if key == made_with else None
-    if info is None:
-        info = render_game(prof, seed=seed, deals=deals, out=out, deck=deck, mischief=mischief)
-        with cache.open("wb") as f:
-            pickle.dump((made_with, info), f)
+    info = kept_render(prof, seed, deals, deck, mischief, out)
     render_s = time.perf_counter() - t0
     truth = info.observations
     ref = Referee(prof)
