@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import importlib.util
 import json
 import sys
 import tempfile
@@ -40,16 +39,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 RANKS = "23456789TJQKA"
 OTHER_SUIT = {"S": "C", "C": "S", "H": "D", "D": "H"}
-
-
-def _table_bench() -> Any:
-    """bench/table_accuracy.py as a module: its game renders and deck enrolment."""
-    path = Path(__file__).with_name("table_accuracy.py")
-    spec = importlib.util.spec_from_file_location("table_accuracy", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def error_kind(truth: str, got: str) -> str | None:
@@ -152,7 +141,8 @@ def main() -> int:
     only = set(args.decks.split(",")) if args.decks else None
     if only and not only <= set(EVAL_DECKS):
         raise SystemExit(f"--decks: choose from {', '.join(EVAL_DECKS)}")
-    bench = _table_bench()
+    from bench import table_accuracy as bench  # its game renders and deck enrolment
+
     prof = load_profile(args.profile)
     totals: dict[str, Counter[str]] = {}
     with tempfile.TemporaryDirectory() as td:
@@ -162,8 +152,7 @@ def main() -> int:
             seed, deck = args.seed + k, EVAL_DECKS[k % len(EVAL_DECKS)]
             if only and deck not in only:
                 continue
-            video = tmp / f"g{seed}.mp4"
-            bench.kept_render(prof, seed, 1, deck, args.mischief, video)
+            video, _ = bench.kept_render(prof, seed, 1, deck, args.mischief, tmp)
             plain = resolve_detector("model", video)
             enrolled = None
             if args.enrol:

@@ -1,10 +1,10 @@
 """Court cards found by their whole face (vision/faces.py) in rendered games of an index-less deck.
 
-guyenne-classic's J, Q and K print no index; the corner detector misses them. For each bench game
-of that deck (the seeds and renders of bench/table_accuracy.py: games whose deck is
-guyenne-classic), the court faces are cut from court frames filmed on the enrolment table (seed +
-500,000) and looked for in the playing seat's zone 0.6 s after each play settles. Figures (one
-JSON line per game, then a total):
+guyenne-classic's J, Q and K print no index; the corner detector misses them. Each seed is played
+as bench/table_accuracy.py plays it, one deal, with guyenne-classic (a render kept there by
+--keep is reused: ``kept_render``); the court faces are cut from court frames filmed on the
+enrolment table (seed + 500,000) and looked for in the playing seat's zone 0.6 s after each play
+settles. Figures (one JSON line per game, then a total):
 
 * ``court_plays`` / ``top_found``: plays holding a J, Q or K, and those where at least one of
   their court cards was found (a fan's top card lies fully in view);
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
 import statistics
 import sys
 import tempfile
@@ -40,24 +39,15 @@ ENROL_SEED_OFFSET = 500_000  # as bench/table_accuracy.py: the enrolment table's
 def one_game(seed: int, tmp: Path, mischief: float) -> dict[str, object]:
     import cv2
 
+    from bench.table_accuracy import kept_render
     from engine.profiles import load_profile
     from vision.faces import FACE_PX_PER_MM, CourtFaces, faces_from_frame, table_view
-    from vision.synth.video import render_enrolment, render_game
+    from vision.synth.video import render_enrolment
     from vision.table import Calibration, calibrate
 
     prof = load_profile("standard")
-    out = tmp / f"g{seed}.mp4"
-    made_with = json.dumps([prof.name, seed, 1, DECK, mischief])
-    cache = out.with_suffix(".info.pkl")
-    info = None
-    if cache.exists() and out.exists():  # a render kept by bench/table_accuracy.py --keep
-        with cache.open("rb") as f:
-            key, kept = pickle.load(f)
-        info = kept if key == made_with else None
-    if info is None:
-        info = render_game(prof, seed=seed, deals=1, out=out, deck=DECK, mischief=mischief)
-        with cache.open("wb") as f:
-            pickle.dump((made_with, info), f)
+    # a render kept by bench/table_accuracy.py --keep is reused
+    out, info = kept_render(prof, seed, 1, DECK, mischief, tmp)
     faces = CourtFaces()
     shots = render_enrolment(
         tmp / f"courts-{seed}", seed=seed + ENROL_SEED_OFFSET, deck=DECK, courts=True

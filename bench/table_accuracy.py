@@ -150,24 +150,29 @@ def cache_tag(det: object, deck_profile: object | None) -> str:
 
 
 def kept_render(
-    prof: object, seed: int, deals: int, deck: str, mischief: float, out: Path
-) -> object:
-    """The game rendered to ``out`` (its ``render_game`` info). A kept render (--keep) is
-    reused when it was made with the same arguments: replaying the same videos with other
-    pipeline settings then costs no rendering."""
+    prof: object, seed: int, deals: int, deck: str, mischief: float, folder: Path
+) -> tuple[Path, object]:
+    """The game rendered into ``folder``: its video and its ``render_game`` info. A kept render
+    (--keep) is reused when it was made with the same arguments: replaying the same videos with
+    other pipeline settings then costs no rendering. The file is named by every argument that
+    shapes it, so another run into the same folder (another deck for the seed: a game's deck
+    comes from its place in the run; one deal for bench/corner_names.py) renders beside it and
+    never over it."""
     from vision.synth.video import render_game
 
-    made_with = json.dumps([prof.name, seed, deals, deck, mischief])  # type: ignore[attr-defined]
+    name = prof.name  # type: ignore[attr-defined]
+    out = folder / f"g{seed}-{deck}-{deals}d-m{mischief:g}-{name}.mp4"
+    made_with = json.dumps([name, seed, deals, deck, mischief])
     cache = out.with_suffix(".info.pkl")
     if cache.exists() and out.exists():
         with cache.open("rb") as f:
             key, kept = pickle.load(f)
         if key == made_with:
-            return kept
+            return out, kept
     info = render_game(prof, seed=seed, deals=deals, out=out, deck=deck, mischief=mischief)
     with cache.open("wb") as f:
         pickle.dump((made_with, info), f)
-    return info
+    return out, info
 
 
 def game(
@@ -184,9 +189,8 @@ def game(
     from kiosk.replay import replay
 
     prof = load_profile(profile)
-    out = tmp / f"g{seed}.mp4"
     t0 = time.perf_counter()
-    info = kept_render(prof, seed, deals, deck, mischief, out)
+    out, info = kept_render(prof, seed, deals, deck, mischief, tmp)
     render_s = time.perf_counter() - t0
     truth = info.observations
     ref = Referee(prof)

@@ -66,3 +66,28 @@ def test_the_cache_tag_follows_the_detector_file(tmp_path: Path) -> None:
     model.write_bytes(b"int8 model")
     assert bench.cache_tag(det, None) != tag
     assert bench.cache_tag(SimpleNamespace(classifier_id="abd", model_path=elsewhere), None) != tag
+
+
+def test_a_kept_render_is_named_by_all_that_shapes_it(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Another deck or deal count for the same seed renders beside a kept game, never over it
+    (a game's deck comes from its place in the run: ``--seed 9904 --games 1`` is tigullio while
+    game 9904 of ``--seed 9901`` is paris); the same arguments reuse it."""
+    import vision.synth.video as video
+
+    bench = _bench()
+    made: list[tuple[int, str, int]] = []
+
+    def render_game(prof, seed, deals, out, deck, mischief):  # type: ignore[no-untyped-def]
+        made.append((seed, deck, deals))
+        out.write_bytes(deck.encode())
+        return (seed, deck, deals)
+
+    monkeypatch.setattr(video, "render_game", render_game)
+    prof = type("P", (), {"name": "standard"})()
+    paris, info = bench.kept_render(prof, 9904, 1, "paris", 0.0, tmp_path)
+    assert info == (9904, "paris", 1)
+    tig, _ = bench.kept_render(prof, 9904, 1, "tigullio", 0.0, tmp_path)
+    two, _ = bench.kept_render(prof, 9904, 2, "paris", 0.0, tmp_path)
+    assert len({paris, tig, two}) == 3 and paris.read_bytes() == b"paris"
+    again, info = bench.kept_render(prof, 9904, 1, "paris", 0.0, tmp_path)
+    assert again == paris and info == (9904, "paris", 1) and len(made) == 3
