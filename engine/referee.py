@@ -81,7 +81,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import product
+from itertools import combinations, product
 from typing import Any, Final, NamedTuple
 
 from engine.cards import BIG_JOKER, DISTINCT, SMALL_JOKER, Card, parse_card, sort_cards
@@ -178,6 +178,9 @@ GONE_WINDOW: Final = 40
 SWAP_MARGIN: Final = 0.5
 #: runner-ups dearer than this (nats) are not tried on an earlier play
 SWAP_MAX_COST: Final = 5.0
+#: at most this many cards of a seat's play are tried as cards of its last play of the trick,
+#: seen late (``Referee._late_in_next``)
+LATE_MAX: Final = 2
 #: suspects kept at once (the latest)
 _HINDSIGHT_SUSPECTS: Final = 3
 #: legal readings whose continuation is tried, cheapest first
@@ -267,6 +270,13 @@ def _missed_cards(
             for c in sorted(of_rank, key=lambda c: (seen[c], hint.get(c, math.inf))):
                 add(c)
     return out
+
+
+def _index_of(
+    doubts: Sequence[tuple[Card | None, Sequence[tuple[Card | None, float]]]], card: Card
+) -> int:
+    """Index of the first doubt about ``card`` (-1: none)."""
+    return next((j for j, (c, _) in enumerate(doubts) if c == card), -1)
 
 
 def _clash(etype: str, data: Mapping[str, Any]) -> bool:
@@ -1411,6 +1421,10 @@ class Referee:
                 if fixed is not None:
                     self._suspects = self._suspects_after(k)
                     return fixed
+            fixed = self._late_in_next(idx, obs.t)
+            if fixed is not None:
+                self._suspects = []
+                return fixed
             fixed = self._won_unseen(idx, obs.t)
             if fixed is not None:
                 self._suspects = []
@@ -1585,6 +1599,104 @@ class Referee:
                 extra={"reason": why},
             )
         )
+
+    def _late_in_next(self, idx: int, t: float) -> list[Event] | None:
+        """Cards of a seat's play the camera saw only with that seat's next play of the trick
+        (one card of a pair lay with its index under the other, and the hand coming back with
+        new cards moved it into view: seed 9902, E's CK SK read SK, a single on a pair, then
+        E's H2 C2 read H2 C2 SK CK, out of turn as the referee stood). When camera play ``idx``
+        clashes, the seat's last play of the same trick (no clearing between), a camera play,
+        is tried with some of ``idx``'s cards (at most ``LATE_MAX``) where that makes it legal,
+        and the rest of ``idx`` as it is or by a legal re-reading (``_legal_readings``: the SK
+        seen again there is no card). Taken when the continuation then has
+        ``HINDSIGHT_GAIN`` fewer clashes (the fewest, then the cheapest re-reading): two
+        corrections, the earlier play first."""
+        o = self._obs[idx]
+        seat = o.seat
+        if o.type != "played" or seat is None or not o.doubts:
+            return None
+        i = self._last_play(seat, self.state.deal_no, idx)
+        if i is None:
+            return None
+        k = self._origin[i]
+        ok = self._obs[k]
+        between = (self._obs[j].type for j in range(k + 1, idx))
+        if ok.type != "played" or not ok.doubts or "trick_cleared" in between:
+            return None
+        now = self._clashes_since(k)
+        before = self._core_before(k)
+        d = before._live_deal()
+        if now < HINDSIGHT_GAIN or d is None or d.turn != seat:
+            return None
+        best: tuple[int, float, Observation, Observation] | None = None
+        tried: set[tuple[Card, ...]] = set()
+        for n in range(1, min(LATE_MAX, len(o.cards) - 1) + 1):
+            for moved in combinations(sort_cards(o.cards), n):
+                if moved in tried:
+                    continue
+                tried.add(moved)
+                first = [*ok.cards, *moved]
+                if not before._legal(d, seat, first):
+                    continue
+                camera = [str(c) for c in ok.cards]
+                late = " ".join(map(str, moved))
+                why = (
+                    f"camera read {' '.join(camera)}; {late} seen only with {seat}'s next play "
+                    f"at t={o.t:g}: read as {' '.join(map(str, sort_cards(first)))}"
+                )
+                fix1 = replace(
+                    ok,
+                    cards=tuple(sort_cards(first)),
+                    doubts=(),
+                    extra={**ok.extra, "camera": camera, "reread": why},
+                )
+                rest = list(o.cards)
+                doubts = list(o.doubts)
+                for c in moved:
+                    rest.remove(c)
+                    j = _index_of(doubts, c)
+                    if j >= 0:
+                        del doubts[j]
+                trial = self._copy_core(before)
+                trial.feed(fix1, k)
+                for j in range(k + 1, idx):
+                    trial.feed(self._obs[j], j)
+                dt = trial._live_deal()
+                if dt is None or dt.turn != seat:
+                    continue
+                head = replace(o, cards=tuple(rest), doubts=tuple(doubts))
+                readings: list[tuple[list[Card], float, list[str]]] = []
+                if trial._legal(dt, seat, rest):
+                    readings.append((rest, 0.0, []))
+                readings += self._legal_readings(trial, dt, seat, head)
+                for cards, cost, changes in readings:
+                    text = " ".join(map(str, sort_cards(cards)))
+                    how = f" ({', '.join(changes)}; cost {cost:.2f})" if changes else ""
+                    fix2 = replace(
+                        o,
+                        cards=tuple(sort_cards(cards)),
+                        doubts=(),
+                        extra={
+                            **o.extra,
+                            "camera": [str(c) for c in o.cards],
+                            "reread": f"{late} taken as {seat}'s earlier play's: read as "
+                            f"{text}{how}",
+                        },
+                    )
+                    fixes = {k: [fix1], idx: [fix2]}
+                    left = self._continuation(self._copy_core(before), k, fixes)
+                    if left <= now - HINDSIGHT_GAIN and (
+                        best is None or (left, cost) < (best[0], best[1])
+                    ):
+                        best = (left, cost, fix1, fix2)
+        if best is None:
+            return None
+        _, _, fix1, fix2 = best
+        out = self._replace_play(t, self._effective[i].id, fix1)
+        pos = self._first_pos(idx)
+        if pos is not None:
+            out += self._replace_play(t, self._effective[pos].id, fix2)
+        return out
 
     def _trick_top_t(self, core: _Core, k: int) -> float | None:
         """When the trick's last play was observed, in ``core``'s deal (a core that has seen

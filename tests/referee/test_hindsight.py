@@ -1008,3 +1008,54 @@ def test_a_trick_top_read_a_card_short_is_read_again_when_the_next_plays_did_not
     assert top["camera"] == ["S7"] and "did not beat it as read" in top["reread"]
     assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
     assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_card_of_a_pair_seen_only_with_the_seats_next_play_joins_the_pair() -> None:
+    """Seed 9902: E's CK SK was seen as SK alone (the CK's index under the SK), a single on
+    S's pair of nines; N's pair of aces, W and S pass. E's H2 C2 (twos are the level: they beat
+    aces) was seen with both kings: the hand moved the CK into view and the SK was reported
+    again. The kings go to E's first play, the SK seen again is no card, and both plays stand
+    legal."""
+    t = Table()
+    start(t)
+    t.play("S", "S9 H9")
+    t.do("played", seat="E", cards=["SK"], doubts=[{"card": "SK", "or": [["CK", 4.1]]}])
+    t.play("N", "HA HA")
+    t.pass_("W")
+    t.pass_("S")
+    doubts = [
+        {"card": "SK", "or": [[None, 1.0], ["CK", 1.7]]},
+        {"card": "CK", "or": [[None, 3.7], ["SK", 4.2]]},
+        {"card": "H2", "or": [["D2", 3.1]]},
+    ]
+    out = t.do("played", seat="E", cards="H2 C2 SK CK".split(), doubts=doubts)
+    assert [e.type for e in out].count("correction") == 2
+    plays = in_effect(t, "play")
+    assert [(p["seat"], sorted(p["cards"])) for p in plays] == [
+        ("S", ["H9", "S9"]),
+        ("E", ["CK", "SK"]),
+        ("N", ["HA", "HA"]),
+        ("E", ["C2", "H2"]),
+    ]
+    assert all(p["legal"] for p in plays)
+    assert plays[1]["camera"] == ["SK"] and "CK seen only with E's next play" in plays[1]["reread"]
+    assert "no card for SK" in plays[3]["reread"]
+    assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
+    assert t.deal.counts["E"] == 23 and t.deal.turn == "N"
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_seats_next_play_gives_no_card_to_its_last_one_without_a_gain() -> None:
+    """E's single SK on a pair is illegal and stays so when E's next play of the trick holds a
+    king but its other card, a single three, is no legal play on the aces in any reading: the
+    kings are not split across the two plays."""
+    t = Table()
+    start(t)
+    t.play("S", "S9 H9")
+    t.do("played", seat="E", cards=["SK"], doubts=[{"card": "SK", "or": [["CK", 4.1]]}])
+    t.play("N", "HA HA")
+    t.pass_("W")
+    t.pass_("S")
+    out = cam(t, "E", "CK C3")
+    assert "correction" not in [e.type for e in out]
+    assert [p["cards"] for p in in_effect(t, "play")][1] == ["SK"]
