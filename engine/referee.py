@@ -1429,6 +1429,10 @@ class Referee:
             if fixed is not None:
                 self._suspects = []
                 return fixed
+            fixed = self._played_glimpsed(obs.t)
+            if fixed is not None:
+                self._suspects = []
+                return fixed
             fixed = self._gone(obs.t)
             if fixed is not None:
                 self._suspects = []
@@ -1721,6 +1725,59 @@ class Referee:
                 if g.seat == seat and t0 < g.t <= until and core._legal(d, seat, list(g.cards))
             ),
             None,
+        )
+
+    def _played_glimpsed(self, t: float) -> list[Event] | None:
+        """The seat on turn played what the camera glimpsed in its zone, too faintly to count
+        (a ``glimpse``), and the table played on as if it had: seed 9501, S's last card, HR on
+        W's SQ, seen by one faint corner; E and N passed, ignored with S still on turn, and
+        the referee took S as gone out with its HJ before (``_gone``). Taken so when the
+        continuation then has ``HINDSIGHT_GAIN`` fewer clashes or third copies: a correction
+        inserting the play (``camera`` empty) before the first observation after the glimpse.
+        The latest glimpse of that seat since the trick's last play that beats it
+        (``_glimpsed``)."""
+        d = self._core._live_deal()
+        t0 = self._trick_top_t(self._core, len(self._obs))
+        if d is None or t0 is None:
+            return None
+        g = self._glimpsed(self._core, d, t0, t)
+        if g is None or g.seat is None:
+            return None
+        k = next((j for j, o in enumerate(self._obs) if o.t > g.t), None)
+        pos = None if k is None else self._first_pos(k)
+        if k is None or pos is None:
+            return None
+        before = self._core_before(k)
+        db = before._live_deal()
+        if (
+            db is None
+            or db.turn != g.seat
+            or db.counts[g.seat] < len(g.cards)
+            or not before._legal(db, g.seat, list(g.cards))
+        ):
+            return None
+        now = self._clashes_since(k, _strain)
+        if now < HINDSIGHT_GAIN:
+            return None
+        text = " ".join(map(str, g.cards))
+        why = (
+            f"{g.seat} was on turn and the table played on as if it had played: {g.seat} played "
+            f"{text}, which the camera glimpsed there at t={g.t:g} but too faintly to count"
+        )
+        play = Observation(
+            g.t, "played", seat=g.seat, cards=g.cards, extra={"camera": [], "reread": why}
+        )
+        left = self._continuation_clashes(before, k, [play, self._obs[k]], _strain)
+        if left > now - HINDSIGHT_GAIN:
+            return None
+        return self._correct(
+            Observation(
+                t,
+                "correction",
+                replaces=self._effective[pos].id,
+                replacement=(play, self._obs[k]),
+                extra={"reason": why},
+            )
         )
 
     def _won_unseen(self, idx: int, t: float) -> list[Event] | None:

@@ -1059,3 +1059,35 @@ def test_a_seats_next_play_gives_no_card_to_its_last_one_without_a_gain() -> Non
     out = cam(t, "E", "CK C3")
     assert "correction" not in [e.type for e in out]
     assert [p["cards"] for p in in_effect(t, "play")][1] == ["SK"]
+
+
+def test_a_last_card_glimpsed_is_taken_before_the_seat_is_taken_as_gone_out_unseen() -> None:
+    """Seed 9501: E, with one card left, answers N's HK with its last card, the big joker,
+    which the camera glimpses by one faint corner only. N and W pass (ignored: E on turn). The
+    glimpse says E played HR there, and E goes out with it: the trick goes on to S, and W, E's
+    partner, leads after the clearing. (Without it, W's lead is out of turn here and E never
+    out; on seed 9501 the referee took S as gone out with the play before, HJ, and the deal's
+    finishing order was wrong.)"""
+    t = Table()
+    e_down_to_eight(t)
+    leads(t, "E", ("H3 H3 D3 S9 S9", "SA"), "NWS")
+    cam(t, "E", "D4")
+    cam(t, "N", "HK")
+    t.pass_("W")
+    t.pass_("S")
+    t.do("glimpse", step=0.5, seat="E", cards=["HR"])
+    seen = t.t
+    t.pass_("N")
+    out = t.pass_("W")
+    (corr,) = [e for e in out if e.type == "correction"]
+    assert f"E played HR, which the camera glimpsed there at t={seen:g}" in corr["reason"]
+    t.pass_("S")
+    t.do("trick_cleared")
+    cam(t, "W", "C5")
+    events = effective_events(t.ref.events)
+    assert not [e for e in events if e.type == "foul"]
+    (joker,) = [e for e in events if e.type == "play" and e.data["cards"] == ["HR"]]
+    assert joker.t == seen and joker["camera"] == [] and joker["left"] == 0
+    assert t.deal.order == ["E"] and t.deal.counts["E"] == 0
+    assert [p["seat"] for p in in_effect(t, "play")][-1] == "W"
+    assert fold(t.ref.events, t.profile) == t.ref.state
