@@ -1714,18 +1714,22 @@ class Referee:
     def _glimpsed(self, core: _Core, d: DealState, t0: float, until: float) -> Observation | None:
         """The latest ``glimpse`` of the seat on turn in ``d`` (``core``'s deal) after ``t0``
         (the trick's last play) and at most at ``until``, whose cards would beat the trick;
-        None when there is none."""
+        None when there is none. One joker glimpsed on a trick of pairs is the pair of that
+        joker, the only pair that holds it (seed 9506: W's HR HR on a pair of level twos,
+        glimpsed as one HR)."""
         seat = d.turn
         if seat is None:
             return None
-        return next(
-            (
-                g
-                for g in reversed(self._glimpses)
-                if g.seat == seat and t0 < g.t <= until and core._legal(d, seat, list(g.cards))
-            ),
-            None,
-        )
+        for g in reversed(self._glimpses):
+            if g.seat != seat or not t0 < g.t <= until:
+                continue
+            readings = [list(g.cards)]
+            if len(g.cards) == 1 and g.cards[0] in (SMALL_JOKER, BIG_JOKER):
+                readings.append([g.cards[0]] * 2)
+            for cards in readings:
+                if core._legal(d, seat, cards):
+                    return replace(g, cards=tuple(cards))
+        return None
 
     def _played_glimpsed(self, t: float) -> list[Event] | None:
         """The seat on turn played what the camera glimpsed in its zone, too faintly to count

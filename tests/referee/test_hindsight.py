@@ -819,6 +819,34 @@ def test_a_glimpsed_play_is_taken_when_the_table_played_on() -> None:
     assert fold(t.ref.events, t.profile) == t.ref.state
 
 
+def test_one_joker_glimpsed_on_a_pair_is_the_pair_of_jokers() -> None:
+    """Seed 9506: S leads a pair of aces; E answers with the pair of big jokers, glimpsed as
+    one HR by one faint corner; N and W bomb, out of turn for the referee. One HR does not beat
+    a pair, but the only pair that holds it does: E played HR HR. A glimpsed small joker on a
+    pair of big ones beats nothing and is no play."""
+    t = Table()
+    start(t)
+    cam(t, "S", "SA SA")
+    t.do("glimpse", step=0.5, seat="E", cards=["HR"])
+    seen = t.t
+    cam(t, "N", "C8 C8 D8 D8")
+    out = cam(t, "W", "CA CA DA DA")
+    (corr,) = [e for e in out if e.type == "correction"]
+    assert f"E taken as playing HR HR (glimpsed at t={seen:g})" in corr["reason"]
+    plays = in_effect(t, "play")
+    assert [(p["seat"], p["cards"]) for p in plays][1] == ("E", ["HR", "HR"])
+    assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
+    assert t.deal.counts["E"] == 25
+    assert fold(t.ref.events, t.profile) == t.ref.state
+    t = Table()
+    start(t)
+    cam(t, "S", "HR HR")
+    t.do("glimpse", step=0.5, seat="E", cards=["SB"])
+    cam(t, "N", "C8 C8 D8 D8")
+    cam(t, "W", "CA CA DA DA")
+    assert not any("glimpsed" in str(e.data.get("reason")) for e in t.of("correction"))
+
+
 def bomb_of_2s_with_an_s2_not_seen(t: Table) -> None:
     """S bombs with H2 H2 D2 D2 and leads DA DA; E's pair of 2s is read S2 C2 C2 (a trio,
     illegal), the table plays on, and the second look takes it as a bomb with an S2 not seen;
