@@ -1020,15 +1020,42 @@ class Tracker:
     def _inside_doubts(self, cards: list[SeenCard]) -> list[SeenCard]:
         """A card seen by one corner index lying well inside a card seen by both of its corners
         (so lying on top: nothing of another card shows through it) is probably a detection on
-        that card's art (a corner read in a joker's picture): it gets the runner-up reading "no
-        card" at ``INSIDE_COST``, so the referee drops it when the play is illegal with it."""
+        that card's art (a corner read in a joker's picture), and one of the same label lying
+        where that card's other two corners are is its own index (``_other_index``): each gets
+        the runner-up reading "no card" at ``INSIDE_COST``, so the referee drops it when the
+        play is illegal with it."""
         whole = [c for c in cards if c.corners == 2 and c.axes is not None]
         if not whole:
             return cards
         return [
-            _with_none(c, INSIDE_COST) if c.corners == 1 and self._inside(c, whole) else c
+            _with_none(c, INSIDE_COST)
+            if c.corners == 1 and (self._inside(c, whole) or self._other_index(c, whole))
+            else c
             for c in cards
         ]
+
+    def _other_index(self, c: SeenCard, whole: Sequence[SeenCard]) -> bool:
+        """Whether ``c`` lies where a card of its label seen by both corners (``whole``) has
+        its other two corners: as far from that card's centre as its two indices (within
+        ``RECT_DIAG_MM``, on the table's learnt spacing) and at least ``RECT_SIDE_MM`` from
+        both. A card with an index in all four corners (plastic's jokers) shows it there; its
+        second diagonal, with one corner under the floor, was not paired, and the one sure
+        corner left counted a second joker (seeds 9502 and 9507: an SB read SB SB, a single
+        read as a pair). The two indices seen may be either diagonal, so only distances
+        count."""
+        half = (self.spacing or self.pair_mm) / 2
+        cos_a, sin_a = math.cos(self.index_angle), math.sin(self.index_angle)
+        for w in whole:
+            if w.card != c.card or w.axes is None:
+                continue
+            dx, dy = c.x_mm - w.x_mm, c.y_mm - w.y_mm
+            if abs(math.hypot(dx, dy) - half) > RECT_DIAG_MM:
+                continue
+            (ux, uy), (vx, vy) = w.axes
+            ex, ey = half * (cos_a * ux + sin_a * vx), half * (cos_a * uy + sin_a * vy)
+            if min(math.hypot(dx - ex, dy - ey), math.hypot(dx + ex, dy + ey)) >= RECT_SIDE_MM:
+                return True
+        return False
 
     def _inside(self, c: SeenCard, whole: Sequence[SeenCard]) -> bool:
         """Whether ``c``'s centre lies well inside (``inside_mm`` from its edges) one of the

@@ -351,6 +351,37 @@ def test_a_corner_inside_a_whole_card_may_be_no_card(angle: float) -> None:
     assert dict(seen["CA"].alts).get("none") is None
 
 
+@pytest.mark.parametrize("angle", [0.0, 0.7, -2.2])
+def test_a_jokers_third_index_where_its_other_corners_are_may_be_no_card(angle: float) -> None:
+    """Plastic's jokers print an index in all four corners. Two of them seen as one card (here
+    the diagonal a two-index card never shows) and a third, of the same label, where the card's
+    other two corners lie: its own print, "no card" at ``INSIDE_COST`` (seeds 9502 and 9507: an
+    SB read SB SB, a single taken for a pair). A second joker fanned beside it is no such
+    corner; nor is another label there."""
+    from vision.track import INSIDE_COST
+
+    tr = Tracker(calibration())
+    x, y = N_PLAY
+    c, s = np.cos(angle), np.sin(angle)
+
+    def at(card: str, dx: float, dy: float) -> Det:
+        (u, v) = calibration().to_image([(x + c * dx - s * dy, y + s * dx + c * dy)])[0]
+        return Det(card, (u - 6, v - 6, u + 6, v + 6))
+
+    pair = [at("HR", 25.5, -32.0), at("HR", -25.5, 32.0)]  # the card's other diagonal
+    seen = tr.cards_in([*pair, at("HR", -25.5, -32.0)])
+    assert sorted(k.corners for k in seen) == [1, 2]
+    (one,) = [k for k in seen if k.corners == 1]
+    assert dict(one.alts)["none"] == INSIDE_COST
+    # a second joker fanned 20 mm to the side shows its index beside the first one's
+    seen = tr.cards_in([*pair, at("HR", 25.5 + 20.0, -32.0)])
+    (one,) = [k for k in seen if k.corners == 1]
+    assert dict(one.alts).get("none") is None
+    seen = tr.cards_in([*pair, at("SB", -25.5, -32.0)])
+    (one,) = [k for k in seen if k.corners == 1]
+    assert one.card == "SB" and dict(one.alts).get("none") is None
+
+
 def test_a_change_with_no_hand_near_is_no_play() -> None:
     """Cards do not move by themselves: a zone read differently while no hand came near (a
     label flickering DA -> D4) is committed but is no ``played``; with a hand it is a play."""
