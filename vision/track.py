@@ -424,6 +424,12 @@ GLIMPSE_LOOKS = 2
 #: the cost of "no card" for an added card read like a card that left (:func:`_maybe_gone`): the
 #: two together are evidence of their own, beyond the classifier's runner-up cost
 GONE_COST = 1.5
+#: "No card" for an added copy that the window's looks confirmed (``confirm`` of ``window``)
+#: but the frame that commits the change does not show: the looks that saw it may have seen a
+#: card's own print twice. Seed 9507: N's SB, a plastic joker with an index in all four
+#: corners, seen as two jokers in two looks of four and as one in the committing frame, was
+#: played as SB SB with no runner-up at all, a pair on a single
+ABSENT_COST = 1.0
 #: ... and for an added card that left the same region earlier with no hand near while the
 #: region kept other cards (``Tracker._faded``): a card read anew there and now read back as it
 #: was. Seed 9902: E's H7 D7 lay fanned; with no hand near, the H7's index went unread and a
@@ -510,18 +516,31 @@ def _four_index_cards(
     ok: Mapping[tuple[int, int], float], at: Sequence[np.ndarray], same_mm: float
 ) -> dict[tuple[int, int], float]:
     """The corner pairs of one label ``ok``, where four corners lie as the corners of one card
-    (two pairs in ``ok`` with one centre, within ``same_mm``, diagonals of one length within
-    ``RECT_DIAG_MM``, every side at least ``RECT_SIDE_MM``) left with those two diagonals only.
-    A card with an index in all four corners (plastic's jokers) gives two diagonals, counted
-    once; but its long sides (70 mm) lie as near the corner spacing as the diagonals (83), and
-    two sure corners of a long side were paired before a diagonal with a weak corner, the other
-    long side with each other: two jokers for one (seed 9807: HR read HR HR). Two identical
-    cards fanned give no such rectangle (their corners' sides are the fan's offset, 15-35 mm,
-    and the crossed diagonals differ in length)."""
+    (``_rect_diagonals``) left with those two diagonals only. A card with an index in all four
+    corners (plastic's jokers) gives two diagonals, counted once; but its long sides (70 mm)
+    lie as near the corner spacing as the diagonals (83), and two sure corners of a long side
+    were paired before a diagonal with a weak corner, the other long side with each other: two
+    jokers for one (seed 9807: HR read HR HR)."""
     out = dict(ok)
+    for diagonals, quad in _rect_diagonals(ok, at, same_mm):
+        for pair in list(out):
+            if set(pair) & set(quad) and pair not in diagonals:
+                del out[pair]
+    return out
+
+
+def _rect_diagonals(
+    ok: Mapping[tuple[int, int], float], at: Sequence[np.ndarray], same_mm: float
+) -> list[tuple[set[tuple[int, int]], tuple[int, ...]]]:
+    """Four corners of one label lying as the corners of one card, each with its two diagonals:
+    two pairs in ``ok`` with one centre (within ``same_mm``), diagonals of one length within
+    ``RECT_DIAG_MM``, every side at least ``RECT_SIDE_MM``. Two identical cards fanned give no
+    such rectangle (their corners' sides are the fan's offset, 15-35 mm, and the crossed
+    diagonals differ in length)."""
+    found: list[tuple[set[tuple[int, int]], tuple[int, ...]]] = []
     n = len(at)
     if n < 4 or n > 10:  # more than 10 corners of one label: a confused detector (_best_pairs)
-        return out
+        return found
 
     def dist(i: int, j: int) -> float:
         return float(np.hypot(*(at[i] - at[j])))
@@ -535,7 +554,7 @@ def _four_index_cards(
             continue
         a, b, c, d = quad
         for (p, q), (r, t) in (((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c))):
-            if key(p, q) not in out or key(r, t) not in out:
+            if key(p, q) not in ok or key(r, t) not in ok:
                 continue
             if np.hypot(*((at[p] + at[q]) / 2 - (at[r] + at[t]) / 2)) >= same_mm:
                 continue
@@ -543,13 +562,10 @@ def _four_index_cards(
                 continue
             if min(dist(p, r), dist(p, t), dist(q, r), dist(q, t)) < RECT_SIDE_MM:
                 continue
-            diagonals = {key(p, q), key(r, t)}
-            for pair in list(out):
-                if set(pair) & set(quad) and pair not in diagonals:
-                    del out[pair]
+            found.append(({key(p, q), key(r, t)}, quad))
             used |= set(quad)
             break
-    return out
+    return found
 
 
 def _best_pairs(
@@ -803,12 +819,14 @@ class Tracker:
                 )
                 and _on_segment(merged[i], merged[j], others) < FAN_BETWEEN
             }
-            ok = _fitting_pairs(
-                {k: e for k, e in err.items() if e <= self.pair_tol_mm},
-                merged,
-                weaks,
-                self.spacing,
-            )
+            near = {k: e for k, e in err.items() if e <= self.pair_tol_mm}
+            ok = _fitting_pairs(near, merged, weaks, self.spacing)
+            # a card's four corner indices keep their diagonals whatever the learnt spacing
+            # says: plastic's SB, four sure corners, lost its 84 mm diagonal to a weak corner
+            # on the 75 mm spacing, and its two long sides (69 mm) counted two jokers (seed
+            # 9502)
+            for diagonals, _ in _rect_diagonals(near, merged, self.same_mm):
+                ok.update({k: near[k] for k in diagonals})
             ok = _four_index_cards(ok, merged, self.same_mm)
             used: set[int] = set()
             centres: list[np.ndarray] = []
@@ -1200,6 +1218,8 @@ class Tracker:
                 pool = {k: sorted(v, key=_none_cost) for k, v in unsure.get(r, {}).items()}
                 gone = set(removed)
                 faded = self._faded[r]
+                # copies the looks confirmed that this frame does not show
+                absent = +(cand - counts[r])
                 for label in added:
                     got = pool.get(label)
                     a = got.pop(0) if got else ()
@@ -1207,6 +1227,9 @@ class Tracker:
                     if faded[label] > 0:
                         faded[label] -= 1
                         a = _none_at(a, FADED_COST)
+                    if absent[label] > 0:
+                        absent[label] -= 1
+                        a = _none_at(a, ABSENT_COST)
                     if a:
                         doubts.append((label, a))
                 if added:  # cards that may lie beside them (MAYBE), each with its readings

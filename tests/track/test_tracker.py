@@ -810,6 +810,22 @@ def _card(card: str, x: float, y: float, spacing: float, angle: float = 0.9) -> 
     return [_corner_at(x - dx, y - dy, card), _corner_at(x + dx, y + dy, card)]
 
 
+def test_a_four_index_card_keeps_both_diagonals_off_the_learnt_spacing() -> None:
+    """Seed 9502: plastic's SB, its four corner indices all sure (sides 41 and 69 mm, diagonals
+    77 and 84 mm) on a table whose learnt spacing is 75.5 mm, with a weak corner read in its art
+    near the top edge on that spacing from two of them. The 84 mm diagonal, off the spacing and
+    with a weak partner for its corners, was dropped before the four corners were seen as one
+    card, and the two long sides counted two jokers: one SB."""
+    from dataclasses import replace
+
+    tr = _learnt(75.5)
+    sure = [_corner_at(x, y, "SB") for x, y in ((428.0, 712.3), (450.4, 638.2), (409.8, 645.6))]
+    sure.append(_corner_at(469.1, 704.8, "SB"))
+    art = replace(_corner_at(434.9, 639.7, "SB"), score=0.3, weak=True)
+    seen = tr.cards_in([*sure, art])
+    assert [(c.card, c.corners) for c in seen] == [("SB", 2)]
+
+
 def test_a_card_read_in_two_suits_at_its_corners_is_one_card() -> None:
     """A card whose two corners were read in two suits (S9 at one, C9 at the other: plastic
     with a deck profile) is one card once the tracker knows the table's corner spacing, named
