@@ -60,8 +60,11 @@ the referee's count (a card counted that was not there took a seat out early). A
 seat played the only answer short of a bomb, the big joker (pair), and the camera missed it
 (``_won_unseen``). A ``glimpse`` (cards the camera saw too faintly to count in a seat's zone,
 engine/observations.py) is no play; it only names what a seat on turn played unseen there,
-in those two looks back: the answer before a clearing, and a play instead of a pass before a
-play out of turn (``_glimpsed``).
+in three looks back: the answer before a clearing, a play instead of a pass before a play out
+of turn, and a play when the others passed as if it had been made (``_played_glimpsed``); one
+joker glimpsed on a trick of pairs is that joker's pair (``_glimpsed``). Cards of a seat's play
+seen only with its next play of the same trick (the hand moved a hidden index into view) are
+given back to the earlier play when both then stand legal (``_late_in_next``).
 
 Three counted fouls by a pair (``fouls.limit``): ``match_lost`` ends the match for the opponents,
 ``deal_lost`` scores the deal as a forfeit (``MatchState.after_forfeit``).
