@@ -28,10 +28,10 @@ of both (``LOW_PAIR_SURE``): plastic's court indices score low at the corner sta
 Two corner pairs of one label with one centre are one card (a card with an index in all four
 corners, like plastic's jokers, shows two diagonals); four corners of one label lying as one
 card's four corners are paired along its diagonals only (its long sides lie as near the corner
-spacing). Once the table's corner spacing is learnt (below), no pair lies further off it than
-``PAIR_FAR_MM``, and a pair of two sure corners off it by more than ``PAIR_OFF_MM`` is not
-taken where one of them has a weak partner on it (two identical cards fanned tightly: the
-upper card's own index under the floor).
+spacing), and keep both diagonals whatever the learnt spacing says. Once the table's corner
+spacing is learnt (below), no pair lies further off it than ``PAIR_FAR_MM``, and a pair of two
+sure corners off it by more than ``PAIR_OFF_MM`` is not taken where one of them has a weak
+partner on it (two identical cards fanned tightly: the upper card's own index under the floor).
 A corner under the floor left single, scoring at least ``KIN_MIN_SCORE``, counts as a card when
 a sure corner index of its own rank lies a fan's step from it (``KIN_STEP_MM``) and none nearer:
 the half-covered index of a pair's, a bomb's or a full house's lower card. It carries "no card
@@ -51,8 +51,11 @@ by its picture, vision/faces.py) is one card by itself, never a corner of a pair
 
 Doubts: each detection carries the classifier's runner-up readings (``vision.detector``
 ``Detection.alts``); a card seen by one corner index also gets "no card there" as a runner-up
-when it lies inside a card seen whole, or when it lies a card's corner-to-corner distance from
-a card whose label is its own runner-up (one card, one corner misread). An added card that
+when it lies inside a card seen whole or where a card of its own label seen whole has its
+other two corners (an index in all four corners), or when it lies a card's corner-to-corner
+distance from a card whose label is its own runner-up (one card, one corner misread). So does
+an added copy of a label that the looks confirmed but the committing frame does not show
+(``ABSENT_COST``). An added card that
 left the same zone earlier with no hand near (a label read anew there) may be that card read
 back, not a new one: "no card" joins its runner-ups (``FADED_COST``). The added cards'
 runner-ups travel to the ``played`` observation as ``doubts``, which the referee uses only when
