@@ -91,3 +91,18 @@ def test_a_kept_render_is_named_by_all_that_shapes_it(tmp_path: Path, monkeypatc
     assert len({paris, tig, two}) == 3 and paris.read_bytes() == b"paris"
     again, info = bench.kept_render(prof, 9904, 1, "paris", 0.0, tmp_path)
     assert again == paris and info == (9904, "paris", 1) and len(made) == 3
+
+
+def test_a_suit_within_its_colour_is_the_only_error_the_suit_figure_forgives() -> None:
+    """plays_exact_but_suit_pct counts a play right when it differs from the truth only by a
+    club for a spade or a heart for a diamond (the naming of an unseen design); another rank, a
+    colour, a seat or a card more is still wrong."""
+    bench = _bench()
+    c = bench._by_colour
+    assert c(("N", ("S9", "S9"))) == c(("N", ("C9", "S9")))
+    assert c(("S", ("HK", "DK", "SB"))) == c(("S", ("DK", "DK", "SB")))
+    assert c(("N", ("S9",))) != c(("N", ("H9",)))  # another colour
+    assert c(("N", ("S9",))) != c(("N", ("S8",)))  # another rank
+    assert c(("N", ("S9",))) != c(("E", ("S9",)))  # another seat
+    assert c(("N", ("S9",))) != c(("N", ("S9", "C9")))  # a card more
+    assert c(("N", ("SB",))) != c(("N", ("HR",)))  # the jokers are no suits
