@@ -1061,9 +1061,10 @@ class Tracker:
         ``RECT_DIAG_MM``, on the table's learnt spacing) and at least ``RECT_SIDE_MM`` from
         both. A card with an index in all four corners (plastic's jokers) shows it there; its
         second diagonal, with one corner under the floor, was not paired, and the one sure
-        corner left counted a second joker (seeds 9502 and 9507: an SB read SB SB, a single
-        read as a pair). The two indices seen may be either diagonal, so only distances
-        count."""
+        corner left counted a second joker (seed 9507, N's SB, in two looks of four). There the
+        change was committed on a look without that corner (``ABSENT_COST`` covers it), so no
+        bench play changed by this alone (2026-12-04); it covers a commit on such a look. The
+        two indices seen may be either diagonal, so only distances count."""
         half = (self.spacing or self.pair_mm) / 2
         cos_a, sin_a = math.cos(self.index_angle), math.sin(self.index_angle)
         for w in whole:

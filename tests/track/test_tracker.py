@@ -355,8 +355,8 @@ def test_a_corner_inside_a_whole_card_may_be_no_card(angle: float) -> None:
 def test_a_jokers_third_index_where_its_other_corners_are_may_be_no_card(angle: float) -> None:
     """Plastic's jokers print an index in all four corners. Two of them seen as one card (here
     the diagonal a two-index card never shows) and a third, of the same label, where the card's
-    other two corners lie: its own print, "no card" at ``INSIDE_COST`` (seeds 9502 and 9507: an
-    SB read SB SB, a single taken for a pair). A second joker fanned beside it is no such
+    other two corners lie: its own print, "no card" at ``INSIDE_COST`` (seed 9507: N's SB seen
+    so in two looks of four, and played as SB SB, a pair on a single). A second joker fanned beside it is no such
     corner; nor is another label there."""
     from vision.track import INSIDE_COST
 
