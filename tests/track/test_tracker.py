@@ -356,8 +356,8 @@ def test_a_jokers_third_index_where_its_other_corners_are_may_be_no_card(angle: 
     """Plastic's jokers print an index in all four corners. Two of them seen as one card (here
     the diagonal a two-index card never shows) and a third, of the same label, where the card's
     other two corners lie: its own print, "no card" at ``INSIDE_COST`` (seed 9507: N's SB seen
-    so in two looks of four, and played as SB SB, a pair on a single). A second joker fanned beside it is no such
-    corner; nor is another label there."""
+    so in two looks of four, and played as SB SB, a pair on a single). A second joker fanned
+    beside it is no such corner; nor is another label there."""
     from vision.track import INSIDE_COST
 
     tr = Tracker(calibration())
