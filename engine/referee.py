@@ -1771,8 +1771,27 @@ class Referee:
             f"{g.seat} was on turn and the table played on as if it had played: {g.seat} played "
             f"{text}, which the camera glimpsed there at t={g.t:g} but too faintly to count"
         )
+        return self._insert_unseen(t, k, pos, before, now, g.seat, g.cards, g.t, why)
+
+    def _insert_unseen(
+        self,
+        t: float,
+        k: int,
+        pos: int,
+        before: _Core,
+        now: int,
+        seat: str,
+        cards: Sequence[Card],
+        at: float,
+        why: str,
+    ) -> list[Event] | None:
+        """A play by ``seat`` of ``cards`` at ``at`` that the camera did not count (``camera``
+        empty; ``why`` its reason), put before observation ``k`` (its first event at ``pos``)
+        by a correction at ``t``, when the continuation from ``before`` (a core that has seen
+        what came before ``k``) then has ``HINDSIGHT_GAIN`` fewer clashes or third copies than
+        ``now``; else None."""
         play = Observation(
-            g.t, "played", seat=g.seat, cards=g.cards, extra={"camera": [], "reread": why}
+            at, "played", seat=seat, cards=tuple(cards), extra={"camera": [], "reread": why}
         )
         left = self._continuation_clashes(before, k, [play, self._obs[k]], _strain)
         if left > now - HINDSIGHT_GAIN:
@@ -1839,25 +1858,7 @@ class Referee:
             f"{' '.join(str(x) for x in d.top.cards)} that the others passed: {o.seat} played "
             f"{text}, {how}"
         )
-        play = Observation(
-            at,
-            "played",
-            seat=o.seat,
-            cards=answer,
-            extra={"camera": [], "reread": why},
-        )
-        left = self._continuation_clashes(self._core_before(k), k, [play, self._obs[k]], _strain)
-        if left > now - HINDSIGHT_GAIN:
-            return None
-        return self._correct(
-            Observation(
-                t,
-                "correction",
-                replaces=self._effective[pos].id,
-                replacement=(play, self._obs[k]),
-                extra={"reason": why},
-            )
-        )
+        return self._insert_unseen(t, k, pos, self._core_before(k), now, o.seat, answer, at, why)
 
     def _gone(self, t: float) -> list[Event] | None:
         """The seat the referee has on turn holds few cards by its count (``GONE_MAX_LEFT``),

@@ -792,18 +792,25 @@ def test_a_joker_the_camera_glimpsed_is_taken_when_its_player_leads_next() -> No
     assert not t.of("correction")
 
 
+def glimpsed_then_bombed(lead: str, glimpse: str) -> tuple[Table, float, list[Event]]:
+    """S leads ``lead``; E is glimpsed with ``glimpse`` 0.5 s later (no play); N bombs and W
+    bombs higher (out of turn for the referee, E being on turn). The table, when E was
+    glimpsed, and the events of W's bomb."""
+    t = Table()
+    start(t)
+    cam(t, "S", lead)
+    t.do("glimpse", step=0.5, seat="E", cards=[glimpse])
+    seen = t.t
+    cam(t, "N", "C8 C8 D8 D8")
+    return t, seen, cam(t, "W", "CA CA DA DA")
+
+
 def test_a_glimpsed_play_is_taken_when_the_table_played_on() -> None:
     """S leads the small joker; E answers with the big one, glimpsed by one faint corner (no
     play); N bombs it and W bombs higher, both out of turn for the referee. With E taken as
     passing, N's bomb would beat the small joker just the same, but E played what the camera
     glimpsed: a correction puts E's HR before N's bomb (seed 9901, where it had been a pass)."""
-    t = Table()
-    start(t)
-    cam(t, "S", "SB")
-    t.do("glimpse", step=0.5, seat="E", cards=["HR"])
-    seen = t.t
-    cam(t, "N", "C8 C8 D8 D8")
-    out = cam(t, "W", "CA CA DA DA")
+    t, seen, out = glimpsed_then_bombed("SB", "HR")
     (corr,) = [e for e in out if e.type == "correction"]
     assert f"E taken as playing HR (glimpsed at t={seen:g})" in corr["reason"]
     plays = in_effect(t, "play")
@@ -824,13 +831,7 @@ def test_one_joker_glimpsed_on_a_pair_is_the_pair_of_jokers() -> None:
     one HR by one faint corner; N and W bomb, out of turn for the referee. One HR does not beat
     a pair, but the only pair that holds it does: E played HR HR. A glimpsed small joker on a
     pair of big ones beats nothing and is no play."""
-    t = Table()
-    start(t)
-    cam(t, "S", "SA SA")
-    t.do("glimpse", step=0.5, seat="E", cards=["HR"])
-    seen = t.t
-    cam(t, "N", "C8 C8 D8 D8")
-    out = cam(t, "W", "CA CA DA DA")
+    t, seen, out = glimpsed_then_bombed("SA SA", "HR")
     (corr,) = [e for e in out if e.type == "correction"]
     assert f"E taken as playing HR HR (glimpsed at t={seen:g})" in corr["reason"]
     plays = in_effect(t, "play")
@@ -838,12 +839,7 @@ def test_one_joker_glimpsed_on_a_pair_is_the_pair_of_jokers() -> None:
     assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
     assert t.deal.counts["E"] == 25
     assert fold(t.ref.events, t.profile) == t.ref.state
-    t = Table()
-    start(t)
-    cam(t, "S", "HR HR")
-    t.do("glimpse", step=0.5, seat="E", cards=["SB"])
-    cam(t, "N", "C8 C8 D8 D8")
-    cam(t, "W", "CA CA DA DA")
+    t, _, _ = glimpsed_then_bombed("HR HR", "SB")
     assert not any("glimpsed" in str(e.data.get("reason")) for e in t.of("correction"))
 
 
@@ -1038,12 +1034,9 @@ def test_a_trick_top_read_a_card_short_is_read_again_when_the_next_plays_did_not
     assert fold(t.ref.events, t.profile) == t.ref.state
 
 
-def test_a_card_of_a_pair_seen_only_with_the_seats_next_play_joins_the_pair() -> None:
-    """Seed 9902: E's CK SK was seen as SK alone (the CK's index under the SK), a single on
-    S's pair of nines; N's pair of aces, W and S pass. E's H2 C2 (twos are the level: they beat
-    aces) was seen with both kings: the hand moved the CK into view and the SK was reported
-    again. The kings go to E's first play, the SK seen again is no card, and both plays stand
-    legal."""
+def e_single_on_a_pair() -> Table:
+    """S leads S9 H9; E's play is seen as SK alone (illegal: a single on a pair); N plays HA HA,
+    W and S pass: E, barred for its illegal play as the referee stands, is next at the table."""
     t = Table()
     start(t)
     t.play("S", "S9 H9")
@@ -1051,6 +1044,16 @@ def test_a_card_of_a_pair_seen_only_with_the_seats_next_play_joins_the_pair() ->
     t.play("N", "HA HA")
     t.pass_("W")
     t.pass_("S")
+    return t
+
+
+def test_a_card_of_a_pair_seen_only_with_the_seats_next_play_joins_the_pair() -> None:
+    """Seed 9902: E's CK SK was seen as SK alone (the CK's index under the SK), a single on
+    S's pair of nines; N's pair of aces, W and S pass. E's H2 C2 (twos are the level: they beat
+    aces) was seen with both kings: the hand moved the CK into view and the SK was reported
+    again. The kings go to E's first play, the SK seen again is no card, and both plays stand
+    legal."""
+    t = e_single_on_a_pair()
     doubts = [
         {"card": "SK", "or": [[None, 1.0], ["CK", 1.7]]},
         {"card": "CK", "or": [[None, 3.7], ["SK", 4.2]]},
@@ -1077,13 +1080,7 @@ def test_a_seats_next_play_gives_no_card_to_its_last_one_without_a_gain() -> Non
     """E's single SK on a pair is illegal and stays so when E's next play of the trick holds a
     king but its other card, a single three, is no legal play on the aces in any reading: the
     kings are not split across the two plays."""
-    t = Table()
-    start(t)
-    t.play("S", "S9 H9")
-    t.do("played", seat="E", cards=["SK"], doubts=[{"card": "SK", "or": [["CK", 4.1]]}])
-    t.play("N", "HA HA")
-    t.pass_("W")
-    t.pass_("S")
+    t = e_single_on_a_pair()
     out = cam(t, "E", "CK C3")
     assert "correction" not in [e.type for e in out]
     assert [p["cards"] for p in in_effect(t, "play")][1] == ["SK"]
