@@ -524,8 +524,17 @@ def _four_index_cards(
     lie as near the corner spacing as the diagonals (83), and two sure corners of a long side
     were paired before a diagonal with a weak corner, the other long side with each other: two
     jokers for one (seed 9807: HR read HR HR)."""
+    return _diagonals_only(ok, _rect_diagonals(ok, at, same_mm))
+
+
+def _diagonals_only(
+    ok: Mapping[tuple[int, int], float],
+    rects: Sequence[tuple[set[tuple[int, int]], tuple[int, ...]]],
+) -> dict[tuple[int, int], float]:
+    """``ok`` with every pair touching a rectangle of ``rects`` (``_rect_diagonals``) dropped
+    but its two diagonals."""
     out = dict(ok)
-    for diagonals, quad in _rect_diagonals(ok, at, same_mm):
+    for diagonals, quad in rects:
         for pair in list(out):
             if set(pair) & set(quad) and pair not in diagonals:
                 del out[pair]
@@ -828,9 +837,11 @@ class Tracker:
             # says: plastic's SB, four sure corners, lost its 84 mm diagonal to a weak corner
             # on the 75 mm spacing, and its two long sides (69 mm) counted two jokers (seed
             # 9502)
-            for diagonals, _ in _rect_diagonals(near, merged, self.same_mm):
+            # (the rectangles among ``near`` are those among ``ok`` then: one search per label)
+            rects = _rect_diagonals(near, merged, self.same_mm)
+            for diagonals, _ in rects:
                 ok.update({k: near[k] for k in diagonals})
-            ok = _four_index_cards(ok, merged, self.same_mm)
+            ok = _diagonals_only(ok, rects)
             used: set[int] = set()
             centres: list[np.ndarray] = []
             for i, j in _best_pairs(n, ok, weaks):
