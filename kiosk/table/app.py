@@ -425,4 +425,7 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
     from kiosk.overlay.routes import register_overlay
 
     register_overlay(app, kiosk)
+    from kiosk.review.routes import register_live  # the dispute review desk (issue 43)
+
+    register_live(app, kiosk)
     return app
