@@ -38,6 +38,9 @@ from kiosk.scoreboard.live import LiveHub, sse
 from kiosk.scoreboard.models import GameTable, Pair, Tournament
 from kiosk.scoreboard.schemas import (
     EVENT_TYPES,
+    Assignment,
+    CloseIn,
+    DecisionIn,
     Event,
     EventBase,
     EventBatch,
@@ -47,6 +50,7 @@ from kiosk.scoreboard.schemas import (
     OverrideIn,
     PairIn,
     PairOut,
+    ReopenIn,
     RoundIn,
     TableIn,
     TableOut,
@@ -91,6 +95,10 @@ class State:
             if table not in directory.tournament_of or any(ev.table != table for ev in events):
                 # 404/403 (an unknown table reloads the directory: a query, off the loop)
                 await run_in_threadpool(service.check_tables, directory, table, events)
+            if service.needs_match_lookup(directory, events):  # a query, off the loop
+                await run_in_threadpool(service.check_matches, directory, table, events)
+            else:
+                service.check_matches(directory, table, events)
             rows = service.prepare_rows(events)
             try:
                 outcome = await self.writer.submit(table, rows)
@@ -98,6 +106,9 @@ class State:
                 outcome = await run_in_threadpool(
                     service.store_rows, self.sf, directory, table, rows
                 )
+        if any(b.get("type") == "match_ended" for b in outcome.new_bodies):
+            # A finished match leaves the table's queue: the next one becomes current.
+            self.directory.invalidate()
         try:
             await self.hub.on_ingest(
                 outcome.tournament, table, outcome.new_bodies, bool(outcome.rebuilt_matches)
@@ -581,12 +592,68 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             service.get_tournament(s, tid)
             return service.rounds_json(s, tid)
 
-    @app.post(f"{API}/tournaments/{{tid}}/rounds/{{number}}/close", tags=["tournament"])
-    def post_close(tid: IntId, number: IntId, _a: Admin, sb: SB) -> dict[str, Any]:
+    @app.post(
+        f"{API}/tournaments/{{tid}}/rounds/{{number}}/close",
+        tags=["tournament"],
+        responses={404: {}, 409: {}, 422: {}},
+    )
+    def post_close(
+        tid: IntId,
+        number: IntId,
+        _a: Admin,
+        sb: SB,
+        body: Annotated[CloseIn | None, Body()] = None,
+    ) -> dict[str, Any]:
+        """Close a round. Each unfinished match needs a decision in ``decisions`` (wait,
+        as_played, forfeit_ew, forfeit_ns, void); without one for every such match the answer
+        is 409 listing them (``undecided``) and nothing changes."""
+        body = body or CloseIn()
+        plan = [(d.match, d.decision, d.reason) for d in body.decisions]
         with sb.sf() as s:
-            service.close_round(s, tid, number)
+            service.close_round(s, tid, number, plan, body.reason)
+            out = next(r for r in service.rounds_json(s, tid) if r["number"] == number)
         sb.directory.invalidate()
-        return {"tournament": tid, "round": number, "status": "closed"}
+        return {"tournament": tid, "round": number, "status": "closed", "matches": out["matches"]}
+
+    @app.post(
+        f"{API}/tournaments/{{tid}}/rounds/{{number}}/reopen",
+        tags=["tournament"],
+        responses={404: {}, 409: {}, 422: {}},
+    )
+    def post_reopen(tid: IntId, number: IntId, body: ReopenIn, _a: Admin, sb: SB) -> dict[str, Any]:
+        """Reopen a closed round, with a reason (recorded); refused while another is open."""
+        with sb.sf() as s:
+            service.reopen_round(s, tid, number, body.reason)
+        sb.directory.invalidate()
+        return {"tournament": tid, "round": number, "status": "open"}
+
+    @app.post(
+        f"{API}/matches/{{match_id}}/decision",
+        tags=["tournament"],
+        responses={404: {}, 409: {}, 422: {}},
+    )
+    def post_decision(match_id: IntId, body: DecisionIn, _a: Admin, sb: SB) -> dict[str, Any]:
+        """The organiser's decision on one unfinished match (e.g. one left to go on with
+        ``wait`` that will not finish). Recorded; the latest decision is in force."""
+        with sb.sf() as s:
+            m = service.decide_match(s, match_id, body.decision, body.reason)
+            out = {
+                "match": m.id,
+                "decision": m.decision,
+                "history": service.match_decisions(s, m.id),
+            }
+        sb.directory.invalidate()
+        return out
+
+    @app.get(f"{API}/tables/{{table_id}}/assignment", tags=["ingestion"], response_model=Assignment)
+    def get_assignment(table_id: str, request: Request, creds: Creds, sb: SB) -> Assignment:
+        """The match this table plays now (``current``: its events carry this ``match_id``)
+        and the unfinished matches after it. A kiosk asks when a round opens, after a match
+        ends, and every few seconds."""
+        reader_for(table_id, request, creds, sb)
+        _table_exists(sb, table_id)
+        with sb.sf() as s:
+            return Assignment.model_validate(service.assignment(s, table_id))
 
     @app.post(f"{API}/matches/{{match_id}}/override", tags=["tournament"])
     def post_override(match_id: IntId, body: OverrideIn, _a: Admin, sb: SB) -> dict[str, Any]:

@@ -376,14 +376,15 @@ class GroupWriter:
         combined statement, then the derived writes and COMMIT. The seqs of tables with a gap
         are read before the answers are made (rare: a kiosk sends in seq order)."""
         directory = self._directory
-        # Which match each row belongs to: the table's match in the open round, or the match of
-        # the round the event names (looked up before the transaction, as store_rows does).
+        # Which match each row belongs to: the match the event names (``match_id``, checked
+        # against the table before), else the table's current match, or the match of the round
+        # the event names (looked up before the transaction, as store_rows does).
         explicit: dict[tuple[str, int], int] = {}
         wanted = {
             (req.table, r["_round"])
             for req in group
             for r in req.rows.values()
-            if r["_round"] is not None and -_INT32 <= r["_round"] < _INT32
+            if r["_match"] is None and r["_round"] is not None and -_INT32 <= r["_round"] < _INT32
         }
         if wanted:
             cur = await conn.execute(
@@ -402,7 +403,10 @@ class GroupWriter:
             req.ordered = sorted(req.rows.values(), key=lambda r: r["seq"])
             for r in req.ordered:
                 rnd = r["_round"]
-                r["match_id"] = default_match if rnd is None else explicit.get((req.table, rnd))
+                if r["_match"] is not None:  # the match the event names (check_matches)
+                    r["match_id"] = r["_match"]
+                else:
+                    r["match_id"] = default_match if rnd is None else explicit.get((req.table, rnd))
                 rows.append(
                     [
                         g,

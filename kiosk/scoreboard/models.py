@@ -117,6 +117,13 @@ class Match(Base):
         ForeignKey("pair.id", ondelete="CASCADE"), nullable=True
     )
     override: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    # --- the organiser's decision on an unfinished match (latest ``match_decision`` row) ---
+    #: ``wait``, ``as_played``, ``forfeit_ew``, ``forfeit_ns``, ``void`` or None (none needed yet)
+    decision: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    #: for ``as_played``: the result of the events stored when it was decided
+    decision_winner: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    decision_level_ew: Mapped[str | None] = mapped_column(String(2), nullable=True)
+    decision_level_ns: Mapped[str | None] = mapped_column(String(2), nullable=True)
     # --- derived from the events (fold.py) ---
     status: Mapped[str] = mapped_column(String(16), default="pending")  # pending|playing|finished
     winner: Mapped[str | None] = mapped_column(String(8), nullable=True)  # NS|EW|draw
@@ -129,6 +136,41 @@ class Match(Base):
     round: Mapped[Round] = relationship(back_populates="matches")
     pair_ew: Mapped[Pair] = relationship(foreign_keys=[pair_ew_id])
     pair_ns: Mapped[Pair | None] = relationship(foreign_keys=[pair_ns_id])
+
+
+class MatchDecision(Base):
+    """An organiser's decision on an unfinished match (closing its round, or later), append-only:
+    the latest row of a match is in force and is copied to ``Match.decision*``.
+
+    ``wait``: the match goes on and its events score it when it ends; ``as_played``: scored from
+    the events stored so far (``at_seq``: the table's highest seq of the match then), the higher
+    level wins, equal levels draw; ``forfeit_ew`` / ``forfeit_ns``: that side forfeits, scored as
+    the profile's forfeit (``fouls.level_difference``); ``void``: no result for either side.
+    Events that arrive after a final decision are kept (the log is the truth) but not counted."""
+
+    __tablename__ = "match_decision"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("match.id", ondelete="CASCADE"), index=True)
+    decision: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str] = mapped_column(String(400), default="")
+    at_seq: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    winner: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    level_ew: Mapped[str | None] = mapped_column(String(2), nullable=True)
+    level_ns: Mapped[str | None] = mapped_column(String(2), nullable=True)
+    decided_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class RoundChange(Base):
+    """A round closed or reopened (append-only), with the organiser's reason."""
+
+    __tablename__ = "round_change"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("round.id", ondelete="CASCADE"), index=True)
+    action: Mapped[str] = mapped_column(String(16))  # closed | reopened
+    reason: Mapped[str] = mapped_column(String(400), default="")
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class Deal(Base):

@@ -95,6 +95,7 @@ def register_pages(app: FastAPI) -> None:
                 "token": token,
                 "error": error,
                 "overrides": OVERRIDES,
+                "decisions": service.DECISION_TEXT,
             }
             return TEMPLATES.TemplateResponse(
                 request, "admin_tournament.html", ctx, status_code=status
@@ -238,10 +239,48 @@ def register_pages(app: FastAPI) -> None:
         return run(request, tid, do)
 
     @app.post("/admin/{tid}/rounds/{number}/close", include_in_schema=False)
-    def admin_close(request: Request, tid: IntId, number: IntId) -> Response:
+    async def admin_close(request: Request, tid: IntId, number: IntId) -> Response:
+        """Form fields ``decision_<match id>`` (one per unfinished match; empty = none chosen)
+        and ``reason``."""
         if (denied := guard(request)) is not None:
             return denied
-        return run(request, tid, lambda s: service.close_round(s, tid, number))
+        form = await request.form()
+        reason = str(form.get("reason") or "")[:400]
+        plan: list[tuple[int, str, str]] = []
+        for key, value in form.multi_items():
+            if not key.startswith("decision_") or not str(value):
+                continue
+            mid = key.removeprefix("decision_")
+            if not mid.isdigit() or len(mid) > 9:
+                return tournament_page(request, tid, error=f"bad form field {key!r}", status=422)
+            plan.append((int(mid), str(value), reason))
+        from starlette.concurrency import run_in_threadpool
+
+        return await run_in_threadpool(
+            run, request, tid, lambda s: service.close_round(s, tid, number, plan, reason)
+        )
+
+    @app.post("/admin/{tid}/rounds/{number}/reopen", include_in_schema=False)
+    def admin_reopen(
+        request: Request, tid: IntId, number: IntId, reason: Annotated[str, Form()] = ""
+    ) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+        return run(request, tid, lambda s: service.reopen_round(s, tid, number, reason[:400]))
+
+    @app.post("/admin/{tid}/matches/{match_id}/decision", include_in_schema=False)
+    def admin_decision(
+        request: Request,
+        tid: IntId,
+        match_id: IntId,
+        decision: Annotated[str, Form()] = "",
+        reason: Annotated[str, Form()] = "",
+    ) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+        return run(
+            request, tid, lambda s: service.decide_match(s, match_id, decision, reason[:400])
+        )
 
     @app.post("/admin/{tid}/matches/{match_id}/override", include_in_schema=False)
     def admin_override(

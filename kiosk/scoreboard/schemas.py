@@ -96,6 +96,12 @@ class EventBase(BaseModel):
     )
     seq: StrictNonNeg = Field(description="per-table sequence number, gapless, from 1")
     t: float = Field(ge=0, le=1e9, description="seconds since the recording/session started")
+    match_id: Annotated[int, Field(strict=True, ge=1, le=2**31 - 1)] | None = Field(
+        default=None,
+        description="the scoreboard match the event belongs to (the kiosk learns it from GET "
+        "/api/v1/tables/{table}/assignment); an event for a match that is not its table's is "
+        "refused (409). Without it the event goes to the table's current match (older kiosks)",
+    )
 
     @field_validator("t")
     @classmethod
@@ -219,8 +225,12 @@ EventBatch = Annotated[list[Event], Field(min_length=1, max_length=MAX_BATCH)]
 
 
 def event_body(event: EventBase) -> dict[str, Any]:
-    """The canonical JSON object stored for an event (aliases, canonical cards, extras kept)."""
-    return event.model_dump(mode="json", by_alias=True)
+    """The canonical JSON object stored for an event (aliases, canonical cards, extras kept).
+    An absent ``match_id`` stays absent (a retry of an event stored before it existed matches)."""
+    body = event.model_dump(mode="json", by_alias=True)
+    if body.get("match_id") is None:
+        body.pop("match_id", None)
+    return body
 
 
 # ----------------------------------------------------------------------------- API bodies
@@ -324,7 +334,12 @@ class MatchOut(BaseModel):
         "null while undecided (winner is the play at the table)",
     )
     decided_by: str | None = Field(
-        default=None, description="override, fouls (the profile's foul limit), events or bye"
+        default=None,
+        description="override, decision (the organiser's, on an unfinished match), fouls (the "
+        "profile's foul limit), events or bye",
+    )
+    decision: str | None = Field(
+        default=None, description="wait, as_played, forfeit_ew, forfeit_ns or void; null: none"
     )
 
 
@@ -333,6 +348,56 @@ class RoundOut(BaseModel):
     number: int
     status: str
     matches: list[MatchOut]
+
+
+DECISIONS = ("wait", "as_played", "forfeit_ew", "forfeit_ns", "void")
+Decision = Literal["wait", "as_played", "forfeit_ew", "forfeit_ns", "void"]
+Reason = Annotated[str, StringConstraints(max_length=400, strip_whitespace=True)]
+
+
+class DecisionIn(BaseModel):
+    decision: Decision = Field(
+        description="wait (the match goes on; its events score it), as_played (scored from the "
+        "events stored so far: higher level wins, equal draws), forfeit_ew / forfeit_ns (that "
+        "side forfeits, scored per the profile), void (no result for either side)"
+    )
+    reason: Reason = ""
+
+
+class MatchDecisionIn(DecisionIn):
+    match: Annotated[int, Field(ge=1, le=2**31 - 1)] = Field(description="match id")
+
+
+class CloseIn(BaseModel):
+    decisions: list[MatchDecisionIn] = Field(
+        default_factory=list,
+        description="one decision per unfinished match of the round (409 lists those missing)",
+    )
+    reason: Reason = ""
+
+
+class ReopenIn(BaseModel):
+    reason: Annotated[str, StringConstraints(min_length=1, max_length=400, strip_whitespace=True)]
+
+
+class MatchRef(BaseModel):
+    match_id: int
+    round: int
+    tournament: int
+    status: str
+    decision: str | None
+    ew: dict[str, Any] | None
+    ns: dict[str, Any] | None
+
+
+class Assignment(BaseModel):
+    table: str
+    current: MatchRef | None = Field(
+        description="the match this table plays now: its events carry this match_id"
+    )
+    queue: list[MatchRef] = Field(
+        description="the table's unfinished matches, earliest round first (current first)"
+    )
 
 
 class OverrideIn(BaseModel):

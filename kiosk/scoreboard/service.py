@@ -12,7 +12,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from sqlalchemy import Connection, CursorResult, delete, func, insert, select, update
+from sqlalchemy import (
+    Connection,
+    CursorResult,
+    and_,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -28,13 +38,16 @@ from kiosk.scoreboard.models import (
     EventRow,
     GameTable,
     Match,
+    MatchDecision,
     Pair,
     Round,
+    RoundChange,
     Tournament,
     utcnow,
 )
 from kiosk.scoreboard.schemas import EventBase, IngestResult, MissingSeqs, event_body
 from kiosk.scoreboard.standings import (
+    LEVEL_VALUE,
     PROFILES,
     MatchInput,
     MatchPoints,
@@ -120,6 +133,8 @@ class Directory:
         self.by_token: dict[str, str] = {}
         self.tournament_of: dict[str, int] = {}
         self.current_match: dict[str, int] = {}
+        #: match id -> its table (None for a bye); facts that never change, loaded on demand
+        self.match_table: dict[int, str | None] = {}
 
     def invalidate(self) -> None:
         with self._swap:
@@ -135,11 +150,19 @@ class Directory:
             tables = s.execute(
                 select(GameTable.id, GameTable.token_hash, GameTable.tournament_id)
             ).all()
+            # Events without match_id (older kiosks) go to the table's match in the open round,
+            # or to an earlier match the organiser let go on ("wait") until it has finished.
             open_matches = s.execute(
                 select(Match.table_id, Match.id, Round.number)
                 .join(Round, Match.round_id == Round.id)
-                .where(Round.status == "open", Match.table_id.is_not(None))
-                .order_by(Round.number)
+                .where(
+                    Match.table_id.is_not(None),
+                    or_(
+                        Round.status == "open",
+                        and_(Match.decision == "wait", Match.status != "finished"),
+                    ),
+                )
+                .order_by(Round.number.desc())
             ).all()
         with self._swap:
             if ticket <= self._applied:
@@ -147,6 +170,7 @@ class Directory:
             self._applied = ticket
             self.by_token = {h: tid for tid, h, _ in tables}
             self.tournament_of = {tid: tour for tid, _, tour in tables}
+            # Rows come latest round first: the earliest round's match is kept.
             self.current_match = {tid: mid for tid, mid, _ in open_matches if tid is not None}
             # Fresh only if no invalidate() came after this reload started reading.
             if self._invalidated < ticket:
@@ -192,6 +216,18 @@ class Directory:
         self._refresh()
         return self.current_match.get(table)
 
+    def load_matches(self, ids: Iterable[int]) -> None:
+        """Learn the tables of matches not seen yet (a database query; off the event loop)."""
+        wanted = sorted({i for i in ids if i not in self.match_table})
+        if not wanted:
+            return
+        with self._sf() as s:
+            found = dict(
+                s.execute(select(Match.id, Match.table_id).where(Match.id.in_(wanted))).all()
+            )
+        for mid, table in found.items():
+            self.match_table[int(mid)] = table
+
 
 # ----------------------------------------------------------------------------- ingestion
 
@@ -221,6 +257,54 @@ def check_tables(directory: Directory, auth_table: str, events: Sequence[EventBa
                 f"event {ev.id!r} is for table {ev.table!r} but the token is table "
                 f"{auth_table!r}'s: a table can only write its own events",
             )
+
+
+def needs_match_lookup(directory: Directory, events: Sequence[EventBase]) -> bool:
+    known = directory.match_table
+    return any(ev.match_id is not None and ev.match_id not in known for ev in events)
+
+
+def check_matches(directory: Directory, auth_table: str, events: Sequence[EventBase]) -> None:
+    """409 when an event names a match that is not its table's (or no match at all): nothing of
+    the request is stored and the kiosk keeps the events (its outbox says why). May query the
+    database for matches not seen yet (call it off the event loop then)."""
+    if needs_match_lookup(directory, events):
+        directory.load_matches(ev.match_id for ev in events if ev.match_id is not None)
+    conflicts: list[dict[str, Any]] = []
+    for ev in events:
+        mid = ev.match_id
+        if mid is None:
+            continue
+        if mid not in directory.match_table:
+            conflicts.append(
+                {
+                    "id": ev.id,
+                    "reason": f"there is no match {mid} on this scoreboard: the event was "
+                    f"assigned to a match of another scoreboard or database; check GET "
+                    f"/api/v1/tables/{auth_table}/assignment (此计分中心没有第 {mid} 场比赛)",
+                }
+            )
+        elif directory.match_table[mid] != auth_table:
+            other = directory.match_table[mid]
+            conflicts.append(
+                {
+                    "id": ev.id,
+                    "reason": f"match {mid} is played at table {other!r}, not at table "
+                    f"{auth_table!r}: a table's events can only go to its own matches; check "
+                    f"the kiosk's table id and GET /api/v1/tables/{auth_table}/assignment "
+                    f"(第 {mid} 场比赛不属于本桌)",
+                }
+            )
+    if conflicts:
+        raise ApiError(
+            409,
+            {
+                "message": "events for a match that is not this table's, nothing stored: "
+                "the kiosk keeps them; fix the table or the match assignment and resend "
+                "(事件所属比赛不属于本桌，未保存)",
+                "conflicts": conflicts,
+            },
+        )
 
 
 def prepare_rows(events: Sequence[EventBase]) -> dict[str, dict[str, Any]]:
@@ -271,6 +355,7 @@ def prepare_rows(events: Sequence[EventBase]) -> dict[str, dict[str, Any]]:
             "digest": digest,
             "_text": text,
             "_round": explicit_round if isinstance(explicit_round, int) else None,
+            "_match": ev.match_id,
         }
     if conflicts:
         raise ApiError(409, _conflict_detail(conflicts))
@@ -286,6 +371,7 @@ def ingest(
     409: an id already stored with different content, or a seq already taken by another id.
     """
     check_tables(directory, auth_table, events)
+    check_matches(directory, auth_table, events)
     return store_rows(sf, directory, auth_table, prepare_rows(events))
 
 
@@ -469,7 +555,9 @@ def _ingest_once(
     with engine.connect() as conn:
         for r in ordered:
             rnd = r["_round"]
-            if rnd is None:
+            if r["_match"] is not None:  # checked against the table (check_matches)
+                match_id = r["_match"]
+            elif rnd is None:
                 match_id = default_match
             else:
                 if rnd not in explicit:
@@ -480,7 +568,7 @@ def _ingest_once(
                     ).scalar_one_or_none()
                 match_id = explicit[rnd]
             r["match_id"] = match_id
-            to_insert.append({k: v for k, v in r.items() if k != "_round"})
+            to_insert.append({k: v for k, v in r.items() if k not in ("_round", "_match")})
         if conn.in_transaction():
             conn.rollback()
         needs_tx = not pg or any(
@@ -847,15 +935,247 @@ def swiss_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int | 
     return out
 
 
-def close_round(s: Session, tid: int, number: int) -> Round:
+FINAL_DECISIONS = ("as_played", "forfeit_ew", "forfeit_ns", "void")
+DECISION_TEXT = {
+    "wait": "wait: the match goes on, its events score it / 等待：比赛继续，按事件计分",
+    "as_played": "score as played so far / 按已打成绩计分",
+    "forfeit_ew": "East-West forfeits / 东西方弃权判负",
+    "forfeit_ns": "North-South forfeits / 南北方弃权判负",
+    "void": "void, no result / 作废，不计成绩",
+}
+
+
+def _round_of(s: Session, tid: int, number: int) -> Round:
+    get_tournament(s, tid)
     rnd = s.execute(
         select(Round).where(Round.tournament_id == tid, Round.number == number)
     ).scalar_one_or_none()
     if rnd is None:
-        raise ApiError(404, f"no round {number} in tournament {tid}")
+        raise ApiError(404, f"no round {number} in tournament {tid} (第 {number} 轮不存在)")
+    return rnd
+
+
+def is_unfinished(m: Match) -> bool:
+    """A match that still needs its result: a game (not a bye), not finished at the table, no
+    admin ruling and no final decision."""
+    return (
+        m.pair_ns_id is not None
+        and m.status != "finished"
+        and m.override is None
+        and m.decision not in FINAL_DECISIONS
+    )
+
+
+def _unfinished_json(m: Match, numbers: dict[int, int]) -> dict[str, Any]:
+    return {
+        "match": m.id,
+        "table": m.table_id,
+        "ew": numbers.get(m.pair_ew_id),
+        "ns": numbers.get(m.pair_ns_id) if m.pair_ns_id is not None else None,
+        "status": m.status,
+        "deals_played": m.deals_played,
+        "decision": m.decision,
+    }
+
+
+def decide(s: Session, m: Match, decision: str, reason: str = "") -> MatchDecision:
+    """Record an organiser's decision on an unfinished match (a ``match_decision`` row) and put
+    it in force (``Match.decision*``). ``as_played`` is scored from the events stored now."""
+    if decision not in DECISION_TEXT:
+        raise ApiError(
+            422, f"decision {decision!r}: choose one of {', '.join(DECISION_TEXT)} (未知的决定)"
+        )
+    if m.pair_ns_id is None:
+        raise ApiError(422, f"match {m.id} is a bye: it needs no decision (轮空无需决定)")
+    finished_first = m.status == "finished" and m.decision in (None, "wait")
+    if finished_first or m.override is not None:
+        how = "its events finished it" if finished_first else "an admin ruling decides it"
+        raise ApiError(
+            409,
+            f"match {m.id} is decided already ({how}): change a result with an override "
+            "(ruling), not a decision (比赛已有结果，请用裁定修改)",
+        )
+    at_seq = s.execute(
+        select(func.max(EventRow.seq)).where(EventRow.match_id == m.id)
+    ).scalar_one_or_none()
+    row = MatchDecision(
+        match_id=m.id, decision=decision, reason=reason[:400], at_seq=at_seq, decided_at=utcnow()
+    )
+    winner = level_ew = level_ns = None
+    if decision == "as_played":
+        bodies = (
+            s.execute(
+                select(EventRow.body)
+                .where(EventRow.match_id == m.id, EventRow.type.in_(sorted(RESULT_TYPES)))
+                .order_by(EventRow.seq)
+            )
+            .scalars()
+            .all()
+        )
+        summary = match_summary(bodies)
+        level_ew, level_ns = summary.levels["EW"], summary.levels["NS"]
+        diff = LEVEL_VALUE[level_ew] - LEVEL_VALUE[level_ns]
+        winner = "EW" if diff > 0 else "NS" if diff < 0 else "draw"
+    row.winner, row.level_ew, row.level_ns = winner, level_ew, level_ns
+    s.add(row)
+    m.decision = decision
+    m.decision_winner, m.decision_level_ew, m.decision_level_ns = winner, level_ew, level_ns
+    return row
+
+
+def close_round(
+    s: Session,
+    tid: int,
+    number: int,
+    decisions: Sequence[tuple[int, str, str]] = (),
+    reason: str = "",
+) -> Round:
+    """Close a round. Every unfinished match needs an explicit decision (``decisions``: (match,
+    decision, reason)), else 409 lists them and nothing changes. Recorded as ``match_decision``
+    and ``round_change`` rows."""
+    rnd = _round_of(s, tid, number)
+    if rnd.status == "closed":
+        raise ApiError(
+            409,
+            f"round {number} is closed already; reopen it with a reason first "
+            f"(第 {number} 轮已结束)",
+        )
+    matches = {m.id: m for m in rnd.matches}
+    chosen: dict[int, tuple[str, str]] = {}
+    for mid, choice, why in decisions:
+        if mid not in matches:
+            raise ApiError(
+                422, f"match {mid} is not in round {number} (第 {mid} 场不属于第 {number} 轮)"
+            )
+        if mid in chosen:
+            raise ApiError(422, f"match {mid} has two decisions: give one (每场只能一个决定)")
+        chosen[mid] = (choice, why)
+    numbers = {
+        p.id: p.number for p in s.execute(select(Pair).where(Pair.tournament_id == tid)).scalars()
+    }
+    undecided = [
+        m
+        for m in matches.values()
+        if is_unfinished(m) and m.decision is None and m.id not in chosen
+    ]
+    if undecided:
+        listed = ", ".join(f"{m.id} (table {m.table_id}, {m.status})" for m in undecided)
+        raise ApiError(
+            409,
+            {
+                "message": f"round {number} has {len(undecided)} unfinished match(es): {listed}. "
+                "Nothing was closed. Decide each one: wait (it goes on and its events score "
+                "it), as_played (score as played so far), forfeit_ew / forfeit_ns, or void / "
+                f"第 {number} 轮有 {len(undecided)} 场比赛未完成，未结束本轮。请逐场决定："
+                "等待、按已打成绩、弃权或作废",
+                "undecided": [_unfinished_json(m, numbers) for m in undecided],
+                "choices": list(DECISION_TEXT),
+            },
+        )
+    for mid, (choice, why) in chosen.items():
+        decide(s, matches[mid], choice, why or reason)
     rnd.status = "closed"
+    s.add(RoundChange(round_id=rnd.id, action="closed", reason=reason[:400], at=utcnow()))
     s.commit()
     return rnd
+
+
+def decide_match(s: Session, match_id: int, decision: str, reason: str = "") -> Match:
+    """A decision on one unfinished match, whether its round is open or closed (e.g. a match
+    left to go on with ``wait`` that never finished)."""
+    m = s.get(Match, match_id)
+    if m is None:
+        raise ApiError(404, f"no match {match_id} (第 {match_id} 场比赛不存在)")
+    decide(s, m, decision, reason)
+    s.commit()
+    return m
+
+
+def reopen_round(s: Session, tid: int, number: int, reason: str) -> Round:
+    """Reopen a closed round (a ``round_change`` row with the reason). Its matches keep their
+    decisions; change them with new decisions. Refused while another round is open."""
+    if not reason.strip():
+        raise ApiError(422, "reopening a round needs a reason (重新开放本轮须说明理由)")
+    rnd = _round_of(s, tid, number)
+    if rnd.status != "closed":
+        raise ApiError(409, f"round {number} is open already (第 {number} 轮仍在进行)")
+    other = s.execute(
+        select(Round.number).where(Round.tournament_id == tid, Round.status == "open")
+    ).first()
+    if other:
+        raise ApiError(
+            409,
+            f"round {other[0]} is open: close it before reopening round {number} "
+            f"(请先结束第 {other[0]} 轮)",
+        )
+    rnd.status = "open"
+    s.add(RoundChange(round_id=rnd.id, action="reopened", reason=reason[:400], at=utcnow()))
+    s.commit()
+    return rnd
+
+
+def round_changes(s: Session, round_id: int) -> list[dict[str, Any]]:
+    rows = s.execute(
+        select(RoundChange).where(RoundChange.round_id == round_id).order_by(RoundChange.id)
+    ).scalars()
+    return [{"action": r.action, "reason": r.reason, "at": r.at.isoformat()} for r in rows]
+
+
+def match_decisions(s: Session, match_id: int) -> list[dict[str, Any]]:
+    rows = s.execute(
+        select(MatchDecision).where(MatchDecision.match_id == match_id).order_by(MatchDecision.id)
+    ).scalars()
+    return [
+        {
+            "decision": r.decision,
+            "reason": r.reason,
+            "at_seq": r.at_seq,
+            "winner": r.winner,
+            "level_ew": r.level_ew,
+            "level_ns": r.level_ns,
+            "at": r.decided_at.isoformat(),
+        }
+        for r in rows
+    ]
+
+
+def _live(m: Match, rnd: Round) -> bool:
+    """Still to be played at its table: unfinished and either in an open round or let go on."""
+    return is_unfinished(m) and (rnd.status == "open" or m.decision == "wait")
+
+
+def assignment(s: Session, table: str) -> dict[str, Any]:
+    """The matches a table has to play, earliest round first; ``current`` is the first. A kiosk
+    stamps its events with the current match's id (``match_id``)."""
+    rows = s.execute(
+        select(Match, Round)
+        .join(Round, Match.round_id == Round.id)
+        .where(Match.table_id == table)
+        .order_by(Round.number, Match.id)
+    ).all()
+    pairs: dict[int, Pair] = {}
+    ids = {m.pair_ew_id for m, _ in rows} | {m.pair_ns_id for m, _ in rows if m.pair_ns_id}
+    if ids:
+        pairs = {p.id: p for p in s.execute(select(Pair).where(Pair.id.in_(ids))).scalars()}
+
+    def side(pid: int | None) -> dict[str, Any] | None:
+        p = pairs.get(pid) if pid is not None else None
+        return None if p is None else {"number": p.number, "name": p.name, "players": p.players}
+
+    queue = [
+        {
+            "match_id": m.id,
+            "round": rnd.number,
+            "tournament": rnd.tournament_id,
+            "status": m.status,
+            "decision": m.decision,
+            "ew": side(m.pair_ew_id),
+            "ns": side(m.pair_ns_id),
+        }
+        for m, rnd in rows
+        if _live(m, rnd)
+    ]
+    return {"table": table, "current": queue[0] if queue else None, "queue": queue}
 
 
 def set_override(s: Session, match_id: int, result: str | None) -> Match:
@@ -870,16 +1190,23 @@ def set_override(s: Session, match_id: int, result: str | None) -> Match:
 
 
 def _match_input(m: Match, round_number: int, numbers: dict[int, int]) -> MatchInput:
+    decision = m.decision if m.decision in FINAL_DECISIONS else None
+    if decision == "as_played":  # the result of the events stored when it was decided
+        winner, level_ew, level_ns = m.decision_winner, m.decision_level_ew, m.decision_level_ns
+    else:
+        winner = m.winner if m.status == "finished" else None
+        level_ew, level_ns = m.level_ew, m.level_ns
     return MatchInput(
         round=round_number,
         ew=numbers[m.pair_ew_id],
         ns=numbers[m.pair_ns_id] if m.pair_ns_id is not None else None,
-        winner=m.winner if m.status == "finished" else None,
-        level_ew=m.level_ew,
-        level_ns=m.level_ns,
+        winner=winner,
+        level_ew=level_ew or "2",
+        level_ns=level_ns or "2",
         fouls_ew=m.fouls_ew,
         fouls_ns=m.fouls_ns,
         override=m.override,
+        decision=decision,
     )
 
 
@@ -921,6 +1248,7 @@ def rounds_json(s: Session, tid: int) -> list[dict[str, Any]]:
                 "id": rnd.id,
                 "number": rnd.number,
                 "status": rnd.status,
+                "changes": round_changes(s, rnd.id),
                 "matches": [match_json(m, rnd.number, numbers, mp) for m in matches],
             }
         )
@@ -947,6 +1275,8 @@ def match_json(
         "fouls_ew": m.fouls_ew,
         "fouls_ns": m.fouls_ns,
         "override": m.override,
+        "decision": m.decision,
+        "unfinished": is_unfinished(m),
     }
     if mp is not None:
         out["result"], out["decided_by"] = decision(_match_input(m, round_number, numbers), mp)

@@ -102,6 +102,10 @@ class MatchInput:
     fouls_ns: int = 0
     #: Admin override: ew, ns, draw, ew_no_show, ns_no_show, both_no_show.
     override: str | None = None
+    #: The organiser's final decision on a match left unfinished: ``as_played`` (``winner`` and
+    #: the levels are then those of the events stored when decided), ``forfeit_ew`` /
+    #: ``forfeit_ns`` (that side forfeits: scored like a foul forfeit), ``void`` (no result).
+    decision: str | None = None
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,12 @@ def resolve(match: MatchInput, mp: MatchPoints) -> list[PairResult]:
         return pair_lines("win", "no_show", forfeit)
     if ov == "both_no_show":
         return pair_lines("no_show", "no_show", 0)
+    if ov is None and match.decision == "void":
+        return []
+    if ov is None and match.decision == "forfeit_ew":
+        return pair_lines("loss", "win", -forfeit)
+    if ov is None and match.decision == "forfeit_ns":
+        return pair_lines("win", "loss", forfeit)
     # ``fouls.limit`` fouls in a round lose it (002: three); both over the limit: both lose.
     if mp.fouls_lose_round:
         out_e, out_n = fe >= mp.foul_limit, fn >= mp.foul_limit
@@ -167,13 +177,16 @@ def resolve(match: MatchInput, mp: MatchPoints) -> list[PairResult]:
 def decision(match: MatchInput, mp: MatchPoints) -> tuple[str | None, str | None]:
     """How the standings count a match, for the pages and exports: (result, decided_by).
 
-    result: ``EW``, ``NS``, ``draw``, ``both lost``, ``both no-show``, ``bye`` or None while
-    undecided; decided_by: ``override`` (an admin ruling or no-show), ``fouls`` (the profile's
-    foul limit), ``events`` (the play) or ``bye``. Read from :func:`resolve`, so a page can never
+    result: ``EW``, ``NS``, ``draw``, ``both lost``, ``both no-show``, ``bye``, ``void`` or None
+    while undecided; decided_by: ``override`` (an admin ruling or no-show), ``decision`` (the
+    organiser's decision on an unfinished match), ``fouls`` (the profile's foul limit),
+    ``events`` (the play) or ``bye``. Read from :func:`resolve`, so a page can never
     show a winner the standings do not count (three fouls lose a round the pair won at the table).
     """
     lines = resolve(match, mp)
     if not lines:
+        if match.override is None and match.decision == "void":
+            return "void", "decision"
         return None, None
     if lines[0].outcome == "bye":
         return "bye", "bye"
@@ -184,8 +197,12 @@ def decision(match: MatchInput, mp: MatchPoints) -> tuple[str | None, str | None
         result = "EW" if ew == "win" else "NS"
     if match.override is not None:
         return result, "override"
+    if match.decision in ("forfeit_ew", "forfeit_ns"):
+        return result, "decision"
     over = max(match.fouls_ew, match.fouls_ns) >= mp.foul_limit
-    return result, "fouls" if mp.fouls_lose_round and over else "events"
+    if mp.fouls_lose_round and over:
+        return result, "fouls"
+    return result, "decision" if match.decision == "as_played" else "events"
 
 
 def lot(seed: int, pair_number: int) -> int:

@@ -1,0 +1,243 @@
+"""Match-scoped events and closing rounds with unfinished matches (issue 42), on a real server
+process with SQLite and with PostgreSQL.
+
+Story 1: "Close round" closed round 1 with all three matches still pending, no warning, and they
+stayed pending for good. Now the close is refused (409, each unfinished match listed, nothing
+changed) until every such match has a decision, and the decisions score the matches.
+
+Story 2: round 2 was closed while table A1 was still playing, round 3 opened, and A1's remaining
+events were credited to round 3's match at A1. Now events carry their match (``match_id``): A1's
+late events go to the match they were played in and round 3's match stays untouched; an event
+for another table's match is refused and nothing of its request is stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from .helpers import Server, deal_events, ev, new_tournament
+
+
+def _post(c: httpx.Client, token: str, events: list[dict[str, Any]]) -> httpx.Response:
+    return c.post("/api/v1/events/batch", json=events, headers={"Authorization": f"Bearer {token}"})
+
+
+def _stamp(events: list[dict[str, Any]], match_id: int) -> list[dict[str, Any]]:
+    return [dict(e, match_id=match_id) for e in events]
+
+
+def _round(c: httpx.Client, tid: int, number: int) -> dict[str, Any]:
+    rounds = c.get(f"/api/v1/tournaments/{tid}/rounds").json()
+    return next(r for r in rounds if r["number"] == number)
+
+
+def _standing(c: httpx.Client, tid: int) -> dict[int, dict[str, Any]]:
+    st = c.get(f"/api/v1/tournaments/{tid}/standings").json()["standings"]
+    return {s["pair"]: s for s in st}
+
+
+def test_close_round_with_pending_matches_needs_a_decision_each(server: Server) -> None:
+    t = new_tournament(server, tables=3, pairs=7)
+    tid, tables, tokens = t["id"], t["tables"], t["tokens"]
+    with server.client() as c:
+        r1 = c.post(f"/api/v1/tournaments/{tid}/rounds", json={})
+        assert r1.status_code == 201, r1.text
+        games = [m for m in r1.json()["matches"] if m["ns"] is not None]
+        assert [(m["table"], m["ew"], m["ns"]) for m in games] == [
+            (tables[0], 1, 2),
+            (tables[1], 3, 4),
+            (tables[2], 5, 6),
+        ]
+        m1, m2, m3 = (m["id"] for m in games)
+        # Table 1 plays one deal (NS to 5), then a second deal starts: the match is unfinished.
+        first = deal_events(tables[0], 1, 1, "2", ["S", "E", "N", "W"], {"NS": "5", "EW": "2"})
+        first.append(ev(tables[0], len(first) + 1, "deal_started", 2, level="5", leader="S"))
+        assert _post(c, tokens[tables[0]], _stamp(first, m1)).status_code == 200
+
+        # No decision: refused, every unfinished match named, the round still open.
+        r = c.post(f"/api/v1/tournaments/{tid}/rounds/1/close")
+        assert r.status_code == 409, r.text
+        detail = r.json()["detail"]
+        assert "unfinished" in detail["message"] and "未完成" in detail["message"]
+        assert [u["match"] for u in detail["undecided"]] == [m1, m2, m3]
+        assert detail["undecided"][0]["status"] == "playing"
+        assert set(detail["choices"]) == {"wait", "as_played", "forfeit_ew", "forfeit_ns", "void"}
+        # Decisions for two of the three: still refused, naming the third; nothing recorded.
+        r = c.post(
+            f"/api/v1/tournaments/{tid}/rounds/1/close",
+            json={
+                "decisions": [
+                    {"match": m1, "decision": "as_played"},
+                    {"match": m2, "decision": "forfeit_ew"},
+                ]
+            },
+        )
+        assert r.status_code == 409 and [u["match"] for u in r.json()["detail"]["undecided"]] == [
+            m3
+        ]
+        rnd = _round(c, tid, 1)
+        assert rnd["status"] == "open" and rnd["changes"] == []
+        assert all(m["decision"] is None for m in rnd["matches"])
+        # A decision for a match of another round, or an unknown decision: 422, named.
+        r = c.post(
+            f"/api/v1/tournaments/{tid}/rounds/1/close",
+            json={"decisions": [{"match": 999999, "decision": "void"}]},
+        )
+        assert r.status_code == 422 and "999999" in r.text
+        r = c.post(
+            f"/api/v1/tournaments/{tid}/rounds/1/close",
+            json={"decisions": [{"match": m1, "decision": "forget"}]},
+        )
+        assert r.status_code == 422 and "decision" in r.text
+
+        r = c.post(
+            f"/api/v1/tournaments/{tid}/rounds/1/close",
+            json={
+                "reason": "time is up 时间到",
+                "decisions": [
+                    {"match": m1, "decision": "as_played"},
+                    {"match": m2, "decision": "forfeit_ew", "reason": "pair 3 left"},
+                    {"match": m3, "decision": "void"},
+                ],
+            },
+        )
+        assert r.status_code == 200, r.text
+        rnd = _round(c, tid, 1)
+        assert rnd["status"] == "closed"
+        assert [(x["action"], x["reason"]) for x in rnd["changes"]] == [
+            ("closed", "time is up 时间到")
+        ]
+        by_id = {m["id"]: m for m in rnd["matches"]}
+        assert (by_id[m1]["decision"], by_id[m1]["result"], by_id[m1]["decided_by"]) == (
+            "as_played",
+            "NS",
+            "decision",
+        )
+        assert (by_id[m2]["result"], by_id[m2]["decided_by"]) == ("NS", "decision")
+        assert (by_id[m3]["result"], by_id[m3]["decided_by"]) == ("void", "decision")
+        st = _standing(c, tid)
+        # as played: NS (pair 2) won at 5 v 2; forfeit: pair 4 wins by the profile's 10 levels;
+        # void: nothing for pairs 5 and 6.
+        assert (st[2]["wins"], st[2]["level_diff"], st[1]["losses"], st[1]["level_diff"]) == (
+            1,
+            3,
+            1,
+            -3,
+        )
+        assert (st[4]["wins"], st[4]["level_diff"], st[3]["level_diff"]) == (1, 10, -10)
+        assert st[5]["played"] == st[6]["played"] == 0 and st[5]["by_round"] == [None]
+
+        # Table 1 plays on after the decision: its events are kept under its match (the log is
+        # the truth) but the decision stands.
+        more = deal_events(tables[0], len(first), 2, "5", ["E", "S", "W", "N"], {})[1:-1]
+        more.append(ev(tables[0], len(first) + len(more) + 1, "match_ended", 2, winner="EW"))
+        r = _post(c, tokens[tables[0]], _stamp(more, m1))
+        assert r.status_code == 200 and r.json()["missing"] == [], r.text
+        assert _standing(c, tid)[2]["wins"] == 1
+        m1_now = next(m for m in _round(c, tid, 1)["matches"] if m["id"] == m1)
+        assert (m1_now["winner"], m1_now["result"]) == ("EW", "NS")
+
+        # Closing a closed round again, or reopening without a reason: refused.
+        assert c.post(f"/api/v1/tournaments/{tid}/rounds/1/close").status_code == 409
+        r = c.post(f"/api/v1/tournaments/{tid}/rounds/1/reopen", json={"reason": " "})
+        assert r.status_code == 422
+        r = c.post(f"/api/v1/tournaments/{tid}/rounds/1/reopen", json={"reason": "wrong ruling"})
+        assert r.status_code == 200, r.text
+        # A new decision replaces the old one (both kept in the history).
+        r = c.post(f"/api/v1/matches/{m3}/decision", json={"decision": "forfeit_ns"})
+        assert r.status_code == 200, r.text
+        assert [h["decision"] for h in r.json()["history"]] == ["void", "forfeit_ns"]
+        assert _standing(c, tid)[5]["wins"] == 1
+        rnd = _round(c, tid, 1)
+        assert rnd["status"] == "open"
+        assert [x["action"] for x in rnd["changes"]] == ["closed", "reopened"]
+        # m1 finished at the table only after its decision: the decision may still change.
+        r = c.post(f"/api/v1/matches/{m1}/decision", json={"decision": "void"})
+        assert r.status_code == 200, r.text
+        assert _standing(c, tid)[2]["played"] == 0
+        assert c.post(f"/api/v1/tournaments/{tid}/rounds/1/close").status_code == 200
+
+
+def test_late_events_of_a_round_stay_with_their_match(server: Server) -> None:
+    t = new_tournament(server, tables=2, pairs=4)
+    tid, (a1, a2), tokens = t["id"], t["tables"], t["tokens"]
+    with server.client() as c:
+        r = c.post(
+            f"/api/v1/tournaments/{tid}/rounds",
+            json={"pairings": [{"table": a1, "ew": 1, "ns": 2}, {"table": a2, "ew": 3, "ns": 4}]},
+        )
+        assert r.status_code == 201, r.text
+        m_a1, m_a2 = (m["id"] for m in r.json()["matches"])
+        # The kiosks learn their match; only the table's token (or the admin) may ask.
+        asg = c.get(
+            f"/api/v1/tables/{a1}/assignment", headers={"Authorization": f"Bearer {tokens[a1]}"}
+        ).json()
+        assert asg["current"]["match_id"] == m_a1 and asg["current"]["round"] == 1
+        assert asg["current"]["ew"]["number"] == 1 and asg["current"]["ns"]["number"] == 2
+        # A2 plays its whole match; A1 one deal of it (EW up to 4).
+        a2_events = deal_events(a2, 1, 1, "2", ["N", "E", "S", "W"], {"NS": "5", "EW": "2"})
+        a2_events.append(ev(a2, len(a2_events) + 1, "match_ended", 1, winner="NS"))
+        assert _post(c, tokens[a2], _stamp(a2_events, m_a2)).status_code == 200
+        a1_first = deal_events(a1, 1, 1, "2", ["E", "S", "W", "N"], {"NS": "2", "EW": "4"})
+        assert _post(c, tokens[a1], _stamp(a1_first, m_a1)).status_code == 200
+
+        # Round 1 closed while A1 still plays: its match is let go on ("wait").
+        r = c.post(
+            f"/api/v1/tournaments/{tid}/rounds/1/close",
+            json={"decisions": [{"match": m_a1, "decision": "wait"}]},
+        )
+        assert r.status_code == 200, r.text
+        r = c.post(
+            f"/api/v1/tournaments/{tid}/rounds",
+            json={"pairings": [{"table": a1, "ew": 1, "ns": 3}, {"table": a2, "ew": 2, "ns": 4}]},
+        )
+        assert r.status_code == 201, r.text
+        r2_a1, r2_a2 = (m["id"] for m in r.json()["matches"])
+        asg = c.get(f"/api/v1/tables/{a1}/assignment").json()
+        assert [q["match_id"] for q in asg["queue"]] == [m_a1, r2_a1]
+        assert asg["current"]["match_id"] == m_a1 and asg["current"]["decision"] == "wait"
+
+        # An event of A1 that names A2's match: refused, nothing of the request stored.
+        seq = len(a1_first) + 1
+        bad = [ev(a1, seq, "deal_started", 2, level="4", leader="E", match_id=m_a1)]
+        bad.append(ev(a1, seq + 1, "pass", 2, seat="S", match_id=r2_a2))
+        r = _post(c, tokens[a1], bad)
+        assert r.status_code == 409, r.text
+        (conflict,) = r.json()["detail"]["conflicts"]
+        assert conflict["id"] == f"{a1}-{seq + 1}" and repr(a2) in conflict["reason"]
+        r = _post(c, tokens[a1], [dict(bad[0], match_id=2**31 - 1)])
+        assert r.status_code == 409 and "no match" in r.text
+        assert c.get(f"/api/v1/tables/{a1}/missing").json()["max_seq"] == len(a1_first)
+
+        # A1 catches up: the rest of its round-1 match, stamped with that match (one event
+        # without a stamp, as an older kiosk sends it, goes to the same match: it is the
+        # table's current one while it is let go on).
+        rest = deal_events(a1, seq, 2, "4", ["W", "N", "E", "S"], {"NS": "2", "EW": "7"})
+        legacy = rest.pop(2)
+        rest = _stamp(rest, m_a1)
+        rest.insert(2, legacy)
+        rest.append(ev(a1, seq + len(rest), "match_ended", 2, winner="EW", match_id=m_a1))
+        r = _post(c, tokens[a1], rest)
+        assert r.status_code == 200 and r.json()["missing"] == [], r.text
+
+        rounds = c.get(f"/api/v1/tournaments/{tid}/rounds").json()
+        by_id = {m["id"]: m for rnd in rounds for m in rnd["matches"]}
+        assert (by_id[m_a1]["status"], by_id[m_a1]["winner"], by_id[m_a1]["deals_played"]) == (
+            "finished",
+            "EW",
+            2,
+        )
+        assert by_id[m_a1]["level_ew"] == "7" and by_id[m_a1]["result"] == "EW"
+        # Round 2's match at A1 was never played: nothing credited to it.
+        assert (by_id[r2_a1]["status"], by_id[r2_a1]["deals_played"]) == ("pending", 0)
+        assert by_id[r2_a1]["winner"] is None and by_id[r2_a1]["result"] is None
+        st = _standing(c, tid)
+        assert (st[1]["points"], st[1]["by_round"]) == (2, [2, None])
+        assert st[3]["by_round"] == [0, None] and st[3]["played"] == 1
+        stored = c.get(f"/api/v1/tables/{a1}/events").json()
+        assert len(stored) == len(a1_first) + len(rest)
+        # The finished match leaves the queue: A1 now plays its round-2 match.
+        asg = c.get(f"/api/v1/tables/{a1}/assignment").json()
+        assert asg["current"]["match_id"] == r2_a1 and asg["current"]["round"] == 2
