@@ -15,6 +15,15 @@ is idempotent on event ids (a retry of a stored event is a duplicate, stored onc
 * 401/403 (wrong token), 404 (table unknown): an alarm on the screen; the events wait.
 * 422/409 for a batch: the batch is split; an event refused on its own is marked ``rejected``
   with the reason (alarm) and the others go on.
+* Match-scoped events: every event carries the scoreboard match it belongs to (``match_id``).
+  The kiosk asks ``GET /api/v1/tables/{table}/assignment`` (when the round opens, after a match
+  ends, every ``assign_check_s``) and records each answer it uses as an ``assignment`` note: the
+  server's match for one *segment* of the log (the events up to and including a
+  ``match_ended``, or those after the last one). A match is given to a segment once, in order,
+  and never to two segments, so events logged while offline stay with the match they were
+  played in whatever the scoreboard's open round is when they arrive. Events of a segment with
+  no match yet are ``held`` (kept, not sent; an alarm says why) until the scoreboard assigns one.
+  A scoreboard without the assignment route (older) gets the events as they are.
 * Event types the scoreboard does not know (read from its ``/openapi.json``; the referee also
   emits ``warning``, ``count_alert``, ``time_called``, ``series_ended`` and ``notice``) stay
   ``local``: kept in the kiosk's log, not sent. The centre sees gaps at their seqs.
@@ -22,6 +31,7 @@ is idempotent on event ids (a retry of a stored event is a duplicate, stored onc
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import random
@@ -36,6 +46,9 @@ from kiosk.table.worker import CONTRACT_TYPES, TableWorker
 
 log = logging.getLogger("guandan.table.outbox")
 API = "/api/v1"
+ASSIGNMENT_PATH = f"{API}/tables/{{table_id}}/assignment"
+#: outbox status of events waiting for the scoreboard to assign their match
+HELD = "held"
 #: The longest wait between retries that may be configured (``--max-backoff``): 5 minutes.
 MAX_BACKOFF_LIMIT = 300.0
 
@@ -52,6 +65,10 @@ def _detail(resp: _Http) -> str:
     if isinstance(b, dict):
         msg = b.get("message") or b.get("detail")
         if isinstance(msg, dict):
+            conflicts = msg.get("conflicts")
+            first = conflicts[0] if isinstance(conflicts, list) and conflicts else None
+            if isinstance(first, dict) and first.get("reason"):  # the event's own reason first
+                return f"{first['reason']} - {msg.get('message', '')}"[:600]
             msg = msg.get("message", json.dumps(msg, ensure_ascii=False))
         if msg is not None and not isinstance(msg, str):
             msg = json.dumps(msg, ensure_ascii=False)
@@ -98,6 +115,7 @@ class Outbox:
         max_s: float = 30.0,
         gap_check_s: float = 30.0,
         timeout_s: float = 10.0,
+        assign_check_s: float = 10.0,
     ) -> None:
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"--scoreboard {url!r}: give the URL, e.g. http://10.0.0.2:8700")
@@ -125,6 +143,21 @@ class Outbox:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._next_gap_check = 0.0
+        #: the scoreboard files events by match (it has the assignment route); None: not known
+        self.match_scoped: bool | None = None
+        self.assign_check_s = assign_check_s
+        self._next_assign_check = 0.0
+        #: seqs of the logged ``match_ended`` events (segment boundaries), scanned up to _scanned
+        self._ends: list[int] = []
+        self._scanned = 0
+        #: segment -> the scoreboard match it was given (``assignment`` notes)
+        self.assigned: dict[int, dict[str, Any]] = {}
+        for _at, _kind, body in store.notes("assignment"):
+            seg = int(body.get("segment", -1))
+            if seg >= 0 and seg not in self.assigned:
+                self.assigned[seg] = body
+        #: the scoreboard's last answer (``queue``: the table's unfinished matches)
+        self.queue: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -153,7 +186,112 @@ class Outbox:
             "last_error": self.last_error,
             "offline_since": self.offline_since,
             "retry_in": self._delay() if self.failures else 0.0,
+            "held": counts.get(HELD, 0),
+            "match": self.current_match(),
         }
+
+    # ------------------------------------------------------------------ match assignment
+    def _scan(self) -> None:
+        """Learn the ``match_ended`` seqs logged since the last scan (segment boundaries)."""
+        for ev in self.store.events(after_seq=self._scanned):
+            if ev.type == "match_ended":
+                self._ends.append(ev.seq)
+            self._scanned = max(self._scanned, ev.seq)
+
+    def segment_of(self, seq: int) -> int:
+        """The segment of the log an event is in: how many matches ended before it."""
+        return bisect.bisect_left(self._ends, seq)
+
+    def current_match(self) -> dict[str, Any] | None:
+        """The assignment of the segment being played now (None: none yet)."""
+        return self.assigned.get(len(self._ends))
+
+    def _assign(self, seg: int, ref: dict[str, Any]) -> None:
+        body = {
+            "segment": seg,
+            "match_id": int(ref["match_id"]),
+            "round": ref.get("round"),
+            "tournament": ref.get("tournament"),
+            "ew": ref.get("ew"),
+            "ns": ref.get("ns"),
+        }
+        if self.worker is not None:
+            self.worker.note("assignment", body)
+        else:
+            self.store.note("assignment", body)
+        self.assigned[seg] = body
+        # events of this segment held for want of a match go out now
+        held = [s for s in self.store.outbox_seqs(HELD) if self.segment_of(s) == seg]
+        self.store.outbox_mark(held, "pending")
+        log.info("segment %d of table %s is match %s", seg, self.table, body["match_id"])
+
+    def _check_assignment(self) -> None:
+        """Ask the scoreboard which matches this table plays and give the next one to each
+        segment without a match, in order (a match never goes to two segments)."""
+        resp = self._request("GET", ASSIGNMENT_PATH.format(table_id=self.table))
+        if resp.status != 200 or not isinstance(resp.body, dict):
+            return
+        self.queue = [q for q in resp.body.get("queue") or [] if isinstance(q, dict)]
+        current_seg = len(self._ends)
+        used = {int(a["match_id"]) for a in self.assigned.values()}
+        seg = max(self.assigned) + 1 if self.assigned else 0
+        for ref in self.queue:
+            if seg > current_seg:
+                break
+            if int(ref["match_id"]) in used:
+                continue
+            self._assign(seg, ref)
+            used.add(int(ref["match_id"]))
+            seg += 1
+        self._match_alarm()
+
+    def _match_alarm(self) -> None:
+        if self.worker is None:
+            return
+        held = self.store.outbox_counts().get(HELD, 0)
+        cur = self.current_match()
+        live = {int(q["match_id"]) for q in self.queue}
+        if cur is None and held:
+            self.worker.set_alarm(
+                "match",
+                f"{held} event(s) wait for the scoreboard to assign table {self.table!r} a "
+                "match (open the round or put the table in it); they are kept and sent then",
+                f"{held} 条事件等待计分中心为本桌分配比赛（请开启本轮并安排本桌），事件已保留",
+            )
+        elif cur is not None and self.queue and int(cur["match_id"]) not in live:
+            nxt = self.queue[0]
+            self.worker.set_alarm(
+                "match",
+                f"the organiser has closed match {cur['match_id']} (round {cur.get('round')}); "
+                "this table's events still go to it but no longer count. End it on the referee "
+                f"screen to play match {nxt['match_id']} (round {nxt.get('round')})",
+                f"裁判长已结束第 {cur['match_id']} 场比赛，本桌后续事件不再计分；请结束本场，"
+                f"开始第 {nxt['match_id']} 场（第 {nxt.get('round')} 轮）",
+            )
+        else:
+            self.worker.set_alarm("match", None)
+
+    def _stamp(self, rows: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        """Rows with their match (``match_id``) added; rows of a segment without one are marked
+        held and left out."""
+        out: list[tuple[int, str]] = []
+        held: list[int] = []
+        for seq, text in rows:
+            ref = self.assigned.get(self.segment_of(seq))
+            if ref is None:
+                held.append(seq)
+                continue
+            body = json.loads(text)
+            body["match_id"] = int(ref["match_id"])
+            out.append((seq, json.dumps(body, ensure_ascii=False, separators=(",", ":"))))
+        if held:
+            self.store.outbox_mark(
+                held,
+                HELD,
+                "waiting for the scoreboard to assign this table's match (等待分配比赛)",
+            )
+            self._match_alarm()
+        return out
 
     # ------------------------------------------------------------------ HTTP
     def _request(self, method: str, path: str, body: bytes | None = None) -> _Http:
@@ -229,6 +367,10 @@ class Outbox:
         types: set[str] = set()
         if resp.status == 200 and isinstance(resp.body, dict):
             types = accepted_types(resp.body)
+        if resp.status == 200 and isinstance(resp.body, dict):
+            self.match_scoped = ASSIGNMENT_PATH in (resp.body.get("paths") or {})
+        else:
+            self.match_scoped = False
         if not types:
             types = set(CONTRACT_TYPES)
         self.types = types
@@ -244,7 +386,21 @@ class Outbox:
             except (urllib.error.URLError, OSError, TimeoutError) as exc:
                 self._fail(f"{exc}")
                 return False
+        if self.match_scoped:
+            ends = len(self._ends)
+            self._scan()
+            if len(self._ends) != ends or time.monotonic() >= self._next_assign_check:
+                try:
+                    self._check_assignment()
+                except (urllib.error.URLError, OSError, TimeoutError) as exc:
+                    self._fail(f"{getattr(exc, 'reason', exc)}")
+                    return False
+                self._next_assign_check = time.monotonic() + self.assign_check_s
         rows = self.store.outbox_pending(self.batch)
+        if rows and self.match_scoped:
+            rows = self._stamp(rows)
+            if not rows:
+                return False
         if not rows:
             if time.monotonic() >= self._next_gap_check:
                 self._gap_check()
