@@ -350,6 +350,12 @@ class EventLog:
         )
         return [(int(s), str(e)) for s, e in rows]
 
+    def outbox_seqs(self, status: str) -> list[int]:
+        rows = self._conn().execute(
+            "SELECT seq FROM outbox WHERE status = ? ORDER BY seq", (status,)
+        )
+        return [int(s) for (s,) in rows]
+
     def local_seqs(self) -> set[int]:
         rows = self._conn().execute("SELECT seq FROM outbox WHERE status = 'local'")
         return {int(s) for (s,) in rows}
