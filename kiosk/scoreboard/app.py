@@ -22,7 +22,14 @@ from typing import Annotated, Any, NamedTuple
 from fastapi import Body, Depends, FastAPI, Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, StreamingResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    StreamingResponse,
+)
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import TypeAdapter, ValidationError
@@ -384,6 +391,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # FastAPI's built-in OpenTelemetry hooks ask the tracer, meter and logger providers on
         # every request (4 % of the ingest path's CPU); nothing here exports telemetry.
         telemetry={"tracing": False, "metrics": False, "logs": False},
+        # /docs is served below from the installed Swagger UI (no CDN: halls are often offline);
+        # ReDoc has no offline copy here, so it is off.
+        docs_url=None,
+        redoc_url=None,
     )
 
     @app.exception_handler(ApiError)
@@ -402,6 +413,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
 
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_dir()), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        """Swagger UI from the installed ``swagger-ui-py`` package: works with no internet."""
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title} - API 接口文档",
+            swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs-assets/swagger-ui.css",
+            swagger_favicon_url="/docs-assets/favicon-32x32.png",
+        )
 
     # ------------------------------------------------------------------ health
     @app.get("/healthz", tags=["meta"])
@@ -774,6 +797,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return RedirectResponse("/scoreboard", status_code=307)
 
     return app
+
+
+def swagger_ui_dir() -> Path:
+    """The Swagger UI files (``swagger-ui-bundle.js``, ``swagger-ui.css``) that the
+    ``swagger-ui-py`` package ships, found without importing it (its import pulls in more)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("swagger_ui")
+    for loc in (spec.submodule_search_locations or []) if spec else []:
+        static = Path(loc) / "static"
+        if (static / "swagger-ui-bundle.js").is_file():
+            return static
+    raise RuntimeError(
+        "the Swagger UI files for /docs are missing: install the scoreboard's dependencies "
+        "(pip install swagger-ui-py, or `make setup`)"
+    )
 
 
 def _pair_out(p: Pair) -> PairOut:
