@@ -261,6 +261,7 @@ def register_review(app: FastAPI, desk: Any, *, rule: Callable[..., Any] | None 
             "t0": t0,
             "t1": t1,
             "seek": round(max(0.0, t - LEAD_S - t0), 3),
+            "fps": round(max(s.rate for s in present), 3),
         }
 
     @app.get("/api/review/clip.webm")
@@ -432,6 +433,8 @@ def make_ruler(desk: LiveDesk) -> Callable[[RulingIn], tuple[int, dict[str, Any]
                 if empty
                 else {"type": "played", "seat": seat, "cards": cards}
             )
+            # the corrected play keeps the moment it was made (where the footage shows it)
+            obs["t"] = ev["t"]
             raw = {
                 "type": "correction",
                 "replaces": ev["id"],
