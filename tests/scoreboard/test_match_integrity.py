@@ -241,3 +241,41 @@ def test_late_events_of_a_round_stay_with_their_match(server: Server) -> None:
         # The finished match leaves the queue: A1 now plays its round-2 match.
         asg = c.get(f"/api/v1/tables/{a1}/assignment").json()
         assert asg["current"]["match_id"] == r2_a1 and asg["current"]["round"] == 2
+
+
+def test_admin_page_asks_a_decision_per_unfinished_match(server: Server) -> None:
+    t = new_tournament(server, tables=2, pairs=4)
+    tid, (a1, a2) = t["id"], t["tables"]
+    page = f"/admin/{tid}"
+    with server.client() as c:
+        r = c.post(f"{page}/rounds", data={"mode": "manual", "pairings": f"{a1} 1 2\n{a2} 3 4"})
+        assert r.status_code == 303, r.text
+        m1, m2 = (m["id"] for m in _round(c, tid, 1)["matches"])
+        html = c.get(page).text
+        # The close form lists both matches with the choices, in both languages.
+        assert f'name="decision_{m1}"' in html and f'name="decision_{m2}"' in html
+        assert "结束第 1 轮" in html and "按已打成绩" in html and "score as played" in html
+        # A form posted without the decisions (e.g. by a script): refused, the page says why.
+        r = c.post(f"{page}/rounds/1/close", data={"reason": "end"})
+        assert r.status_code == 409 and "unfinished" in r.text and "未完成" in r.text
+        assert _round(c, tid, 1)["status"] == "open"
+        r = c.post(
+            f"{page}/rounds/1/close",
+            data={"reason": "end", f"decision_{m1}": "wait", f"decision_{m2}": "forfeit_ns"},
+        )
+        assert r.status_code == 303, r.text
+        rnd = _round(c, tid, 1)
+        assert rnd["status"] == "closed"
+        assert {m["id"]: m["decision"] for m in rnd["matches"]} == {m1: "wait", m2: "forfeit_ns"}
+        # The match left to go on gets its own decision form; a reopen needs a reason.
+        html = c.get(page).text
+        assert f"/matches/{m1}/decision" in html and "重新开放" in html
+        r = c.post(f"{page}/matches/{m1}/decision", data={"decision": "void", "reason": "left"})
+        assert r.status_code == 303
+        r = c.post(f"{page}/rounds/1/reopen", data={"reason": ""})
+        assert r.status_code == 422 and "reason" in r.text
+        r = c.post(f"{page}/rounds/1/reopen", data={"reason": "score entered wrong"})
+        assert r.status_code == 303
+        rnd = _round(c, tid, 1)
+        assert rnd["status"] == "open" and rnd["changes"][-1]["reason"] == "score entered wrong"
+        assert "score entered wrong" in c.get(page).text
