@@ -6,6 +6,10 @@ config's ``[export] quantize`` is true); ``all`` runs these in order; ``quantize
 the int8 copy from the float export (with ``quantize`` false: from the exported file, into the
 detector run folder as ``card-corners-int8.onnx``, to measure); ``eval`` measures. Every step
 is resumable: rerunning continues where it stopped.
+
+``real-data``, ``real-detector``, ``real-classifier`` and ``real-export`` fine-tune both shipped
+models on real photographs beside the synthetic scenes (vision/train/real.py, the ``[real]``
+sections of the config); ``real`` runs the four in order (after ``data``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,21 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-STEPS = ("decks", "data", "detector", "classifier", "export", "quantize", "eval", "all")
+STEPS = (
+    "decks",
+    "data",
+    "detector",
+    "classifier",
+    "export",
+    "quantize",
+    "eval",
+    "all",
+    "real-data",
+    "real-detector",
+    "real-classifier",
+    "real-export",
+    "real",
+)
 
 
 def register(subparsers: Any) -> None:
@@ -32,6 +50,12 @@ def register(subparsers: Any) -> None:
         help="eval only: at most N held-out scenes and N real photos (a quick look; the model "
         "card's figures use them all)",
     )
+    p.add_argument(
+        "--device",
+        default=None,
+        help="real-* steps: train on this torch device (cuda, cuda:1; default the config's, "
+        "cpu); on a GPU the [real.gpu.*] tables of the config apply (a longer, larger run)",
+    )
     p.set_defaults(handler=_train)
 
 
@@ -47,6 +71,8 @@ def _train(args: argparse.Namespace) -> int:
     from vision.train.detector import train_detector
     from vision.train.export import export_classifier, export_detector
 
+    if args.device is not None and not args.step.startswith("real"):
+        raise ValueError(f"--device {args.device}: only the real-* steps take a device")
     if args.limit is not None and (args.step != "eval" or args.limit < 1):
         raise ValueError(f"--limit {args.limit}: a number >= 1, and only with the eval step")
     cfg = load_config(Path(args.config), Path(args.root).resolve())
@@ -133,6 +159,8 @@ def _train(args: argparse.Namespace) -> int:
             else (shipped, cfg.path("detector", "run_dir") / "card-corners-int8.onnx")
         )
         quantize_detector(src, dst, calibration_images(cfg.path("data", "scenes"), n))
+    if step.startswith("real"):
+        return _real(cfg, step, args.device)
     if step == "eval":
         import json
 
@@ -151,6 +179,44 @@ def _train(args: argparse.Namespace) -> int:
             print(json.dumps({"eval": "synthetic_held_out_decks_no_index_counted", **old}))
         if (REAL_DIR / "train_labels.csv").exists():
             print(json.dumps({"eval": "real_edje", **eval_real(det, limit=args.limit)}))
+    return 0
+
+
+def _real(cfg: Any, step: str, device: str | None = None) -> int:
+    """The real-photo fine-tune (vision/train/real.py): prepare, train, export."""
+    from vision.train.export import export_classifier, export_detector
+    from vision.train.real import _sub, prepare, train_real_classifier, train_real_detector
+
+    if "real" not in cfg.raw:
+        raise ValueError("the training config has no [real] section (see models/train.toml)")
+    if device:
+        import torch
+
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise ValueError(f"--device {device}: torch sees no CUDA device on this machine")
+        cfg.raw["real"]["device"] = device
+    if step in ("real-data", "real"):
+        prepare(cfg)
+    if step in ("real-detector", "real"):
+        train_real_detector(cfg)
+    if step in ("real-classifier", "real"):
+        train_real_classifier(cfg)
+    if step in ("real-export", "real"):
+        exp = cfg.path("export", "dir")
+        det_dir = Path(cfg.root) / str(_sub(cfg, "detector").get("run_dir", "runs/real-detector"))
+        cls_dir = Path(cfg.root) / str(
+            _sub(cfg, "classifier").get("run_dir", "runs/real-classifier")
+        )
+        det_w = det_dir / "weights" / "last.pt"
+        cls_w = cls_dir / "best.pt"
+        for w in (det_w, cls_w):
+            if not w.exists():
+                raise FileNotFoundError(
+                    f"{w} missing: run guandan train real-detector and real-classifier first"
+                )
+        imgsz = int(_sub(cfg, "detector").get("imgsz", 384))
+        export_detector(cfg, det_w, exp / str(cfg.section("export")["detector"]), imgsz=imgsz)
+        export_classifier(cfg, cls_w, exp / str(cfg.section("export")["classifier"]))
     return 0
 
 

@@ -96,6 +96,41 @@ def register(subparsers: Any) -> None:
     )
     e.set_defaults(handler=_enrol)
 
+    v = subs.add_parser(
+        "evaluate",
+        help="read every real-photo split and the synthetic held-out designs; one table",
+        description="Runs the detector as `vision detect` does over the labelled real photos in "
+        "../shared/datasets (real-cardcounter: corner boxes; real-poker-cards: whole-card "
+        "boxes; real-edje: rank only) and the synthetic held-out-design scenes of `guandan "
+        "train data` when they are there. A labelled box is read when a detection of its card "
+        "has its centre inside it (recall); precision is over the detections whose centre lies "
+        "in some labelled box. Prints one JSON line per split, then the table (models/README.md "
+        "keeps it).",
+    )
+    v.add_argument("--model", help="detector ONNX (default: models/card-corners.onnx)")
+    v.add_argument(
+        "--classifier", help="classifier ONNX (default: card-classes.onnx beside --model)"
+    )
+    v.add_argument(
+        "--datasets",
+        default=None,
+        help="folder holding the real-photo sets (default ../shared/"
+        "datasets beside the repository)",
+    )
+    v.add_argument(
+        "--splits",
+        default="valid,test",
+        help="real splits to read, comma-separated, of train, valid, test (default valid,test)",
+    )
+    v.add_argument(
+        "--scenes",
+        default="datasets/generated/scenes416",
+        help="synthetic scenes folder of `guandan train data` (its held-out 'val' split); "
+        "skipped with a note when absent",
+    )
+    v.add_argument("--limit", type=int, default=None, help="at most N images per split")
+    v.set_defaults(handler=_evaluate)
+
 
 def _detect(args: argparse.Namespace) -> int:
     from vision.detector import Detector, ImageError
@@ -136,6 +171,83 @@ def _detect(args: argparse.Namespace) -> int:
         line = {"image": path, "cards": [d.to_json() for d in found]}
         print(json.dumps(line, ensure_ascii=False), flush=True)
     return 2 if failed else 0
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vision.detector import Detector
+    from vision.realphotos import SHARED, evaluate_set, iter_splits
+    from vision.train.evaluate import eval_real, eval_synthetic
+
+    splits = [s.strip() for s in args.splits.split(",") if s.strip()]
+    bad = [s for s in splits if s not in ("train", "valid", "test")]
+    if bad or not splits:
+        raise ValueError(
+            f"--splits {args.splits!r}: give train, valid and/or test, comma-separated"
+        )
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit {args.limit}: a number >= 1")
+    root = Path(args.datasets) if args.datasets else SHARED
+    if not root.is_dir():
+        raise ValueError(f"--datasets {root}: no such folder (the real-photo sets live there)")
+    det = Detector(args.model, args.classifier)
+    rows: list[dict[str, Any]] = []
+    names = [n for n in ("real-cardcounter", "real-poker-cards") if (root / n).is_dir()]
+    for name, split in iter_splits(names, root):
+        if split in splits:
+            row = evaluate_set(det, name, split, root, args.limit)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    edje = root / "real-edje"
+    if (edje / "train_labels.csv").exists():
+        row = {"set": "real-edje", "split": "all", **eval_real(det, edje, args.limit)}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    scenes = Path(args.scenes)
+    if (scenes / "meta" / "val").is_dir():
+        row = {
+            "set": "synthetic-held-out",
+            "split": "val",
+            **eval_synthetic(det, scenes, args.limit),
+        }
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    else:
+        print(
+            f"guandan vision evaluate: {scenes}: no synthetic scenes (make them with "
+            "`guandan train data`); that row is left out",
+            file=sys.stderr,
+        )
+    print(_table(rows))
+    return 0
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    """The evaluation rows as one Markdown table (models/README.md keeps it)."""
+    out = [
+        "| set | split | images | labelled | recall | precision | other colour |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if r["set"] == "real-edje":
+            out.append(
+                f"| real-edje (rank in card box) | all | {r['images']} | {r['card_boxes']} | "
+                f"{r['rank_recall']:.4f} | ({r['wrong_rank_detections']} wrong-rank in boxes) "
+                "| |"
+            )
+        elif r["set"] == "synthetic-held-out":
+            out.append(
+                f"| synthetic held-out designs (cards per image) | val | {r['images']} | "
+                f"{r['corners']} corners | {r['image_card_recall']:.4f} | "
+                f"{r['image_card_precision']:.4f} | |"
+            )
+        else:
+            out.append(
+                f"| {r['set']} ({r['boxes_are']} boxes) | {r['split']} | {r['images']} | "
+                f"{r['boxes']} | {r['recall']:.4f} | {r['precision']:.4f} | {r['wrong_colour']} |"
+            )
+    return "\n".join(out)
 
 
 def _enrol(args: argparse.Namespace) -> int:

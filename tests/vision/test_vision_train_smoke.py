@@ -20,8 +20,24 @@ pytest.importorskip("torch", reason="needs the train extra")
 pytest.importorskip("ultralytics", reason="needs the train extra")
 
 ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared" / "datasets"
 
 
+def _tiny_real(dst: Path) -> Path:
+    """Three train and two valid photos of each labelled real set (../shared/datasets)."""
+    for name in ("real-cardcounter", "real-poker-cards"):
+        src = SHARED / name
+        (dst / name / "images").mkdir(parents=True)
+        rows = [json.loads(x) for x in (src / "labels.jsonl").read_text().splitlines() if x]
+        keep = [r for r in rows if r["split"] == "train"][:3]
+        keep += [r for r in rows if r["split"] == "valid"][:2]
+        for r in keep:
+            (dst / name / r["image"]).write_bytes((src / r["image"]).read_bytes())
+        (dst / name / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in keep))
+    return dst
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/datasets (real photos)")
 def test_smoke_training_exports_loadable_models(tmp_path: Path) -> None:
     cfg = tmp_path / "smoke.toml"
     cfg.write_text(
@@ -54,6 +70,26 @@ dir = "{tmp_path / "models"}"
 detector = "card-corners.onnx"
 classifier = "card-classes.onnx"
 quantize = true
+[real]
+dir = "{tmp_path / "real"}"
+datasets = "{_tiny_real(tmp_path / "shared")}"
+base_detector = "{ROOT / "models" / "card-corners.onnx"}"
+base_classifier = "{ROOT / "models" / "card-classes.onnx"}"
+crop_jitter = 2
+synthetic_scenes = 4
+[real.detector]
+run_dir = "{tmp_path / "runs" / "real-detector"}"
+imgsz = 192
+time_hours = 0.0005
+epochs = 1
+batch = 4
+[real.classifier]
+run_dir = "{tmp_path / "runs" / "real-classifier"}"
+time_hours = 0.002
+steps_per_epoch = 3
+batch = 16
+[real.gpu.classifier]
+batch = 999
 """
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("YOLO_")}
@@ -114,3 +150,20 @@ quantize = true
     assert syn["images"] == 2 and syn["corners"] > 0 and 0.0 <= syn["corner_map50"] <= 1.0
     real = [x for x in lines if x["eval"] == "real_edje"]
     assert all(x["images"] == 2 for x in real)
+
+    # the real-photo fine-tune (vision/train/real.py): prepared from the train splits, both
+    # models warm-started from the shipped files, exported; a rerun keeps the finished parts
+    models.joinpath("card-corners.onnx").unlink()
+    real = step("real")
+    assert real.returncode == 0, real.stdout[-2000:] + real.stderr[-2000:]
+    prepared = json.loads((tmp_path / "real" / "prepared.json").read_text())
+    assert prepared["poker_photos"] == 3 and prepared["train_crops"] > 20
+    assert "real classifier: start (shipped model)" in real.stdout
+    det = Detector(models / "card-corners.onnx")  # the fine-tuned pair, loadable at run time
+    assert isinstance(det.detect(img), list)
+    again = step("real-data")
+    assert again.returncode == 0 and "already prepared" in again.stdout
+    gpu = step("real-classifier", "--device", "cuda:7")
+    assert gpu.returncode == 2 and "--device cuda:7" in gpu.stderr
+    other = step("data", "--device", "cuda")
+    assert other.returncode == 2 and "only the real-* steps" in other.stderr

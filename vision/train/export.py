@@ -26,14 +26,16 @@ def _stamp(path: Path, props: dict[str, str]) -> None:
     onnx.save(model, str(path))
 
 
-def export_detector(cfg: TrainConfig, weights: Path, out: Path, log: Any = print) -> Path:
+def export_detector(
+    cfg: TrainConfig, weights: Path, out: Path, log: Any = print, imgsz: int | None = None
+) -> Path:
     from vision.train.detector import offline_env
 
     det = cfg.section("detector")
     offline_env(cfg.path("detector", "run_dir").parent / "yolo-config")
     from ultralytics import YOLO
 
-    imgsz = int(det.get("imgsz", 416))
+    imgsz = imgsz or int(det.get("imgsz", 416))
     model = YOLO(str(weights))
     onnx_path = Path(
         model.export(
