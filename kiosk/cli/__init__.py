@@ -14,7 +14,18 @@ import sys
 from collections.abc import Callable, Sequence
 
 #: Modules under kiosk.cli that register verbs, in help order.
-AREAS = ("rules", "sim", "vision", "train", "synth", "table", "hardware", "scoreboard", "demo")
+AREAS = (
+    "rules",
+    "sim",
+    "vision",
+    "train",
+    "synth",
+    "table",
+    "hardware",
+    "scoreboard",
+    "demo",
+    "review",
+)
 
 Handler = Callable[[argparse.Namespace], int | None]
 

@@ -242,6 +242,8 @@ def register_review(app: FastAPI, desk: Any, *, rule: Callable[..., Any] | None 
             return JSONResponse(out)
         segs = idx.segments()
         out.update(idx.locate(t, segs))
+        if desk.offline and event is not None and event in desk.locs:
+            out.update(desk.locs[event])  # where the kiosk's recording held it
         out["video"] = desk.video_for(t, ev) if desk.offline else _live_video(t, segs, request)
         return JSONResponse(out)
 
