@@ -6,6 +6,9 @@ add-event       create a tournament (the organiser's event); prints its id
 add-pair        add a pair to a tournament
 add-table       register a table; prints its bearer token (shown once)
 rotate-token    give a table a new token (the old one stops working)
+close-round     close a round; each unfinished match needs --decide MATCH=DECISION
+reopen-round    reopen a closed round (with --reason)
+decide          an organiser's decision on one unfinished match
 standings       print the standings (CSV or JSON)
 
 ``--db`` (or GUANDAN_SCOREBOARD_DB) is a SQLite file path or a postgresql:// URL; default
@@ -88,6 +91,35 @@ def register(subparsers: Any) -> None:
     p.add_argument("--table", required=True)
     p.set_defaults(handler=_rotate)
 
+    decisions = "wait, as_played, forfeit_ew, forfeit_ns or void"
+    p = verbs.add_parser("close-round", help="close a round (a decision per unfinished match)")
+    _db_arg(p)
+    p.add_argument("--event", type=int, required=True, help="tournament id")
+    p.add_argument("--round", type=int, required=True, help="round number")
+    p.add_argument(
+        "--decide",
+        action="append",
+        default=[],
+        metavar="MATCH=DECISION",
+        help=f"decision for an unfinished match: {decisions} (repeat per match)",
+    )
+    p.add_argument("--reason", default="")
+    p.set_defaults(handler=_close_round)
+
+    p = verbs.add_parser("reopen-round", help="reopen a closed round")
+    _db_arg(p)
+    p.add_argument("--event", type=int, required=True, help="tournament id")
+    p.add_argument("--round", type=int, required=True, help="round number")
+    p.add_argument("--reason", required=True, help="why (recorded with the round)")
+    p.set_defaults(handler=_reopen_round)
+
+    p = verbs.add_parser("decide", help="decide an unfinished match")
+    _db_arg(p)
+    p.add_argument("--match", type=int, required=True, help="match id")
+    p.add_argument("--decision", required=True, help=decisions)
+    p.add_argument("--reason", default="")
+    p.set_defaults(handler=_decide)
+
     p = verbs.add_parser("standings", help="print standings")
     _db_arg(p)
     p.add_argument("--event", type=int, required=True, help="tournament id")
@@ -121,7 +153,11 @@ def _api(fn: Any) -> Any:
     try:
         return fn()
     except ApiError as exc:
-        detail = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
+        detail = exc.detail
+        if isinstance(detail, dict) and isinstance(detail.get("message"), str):
+            detail = detail["message"]
+        elif not isinstance(detail, str):
+            detail = json.dumps(detail, ensure_ascii=False)
         raise ValueError(detail) from None
 
 
@@ -251,4 +287,40 @@ def _standings(args: argparse.Namespace) -> int:
         w.writerow(CSV_COLUMNS)
         for r in rows:
             w.writerow([r[c] for c in CSV_COLUMNS])
+    return 0
+
+
+def _close_round(args: argparse.Namespace) -> int:
+    from kiosk.scoreboard import service
+
+    plan: list[tuple[int, str, str]] = []
+    for item in args.decide:
+        match, sep, decision = item.partition("=")
+        if not sep or not match.strip().isdigit() or not decision.strip():
+            raise ValueError(
+                f"--decide {item!r}: write MATCH=DECISION, e.g. --decide 12=wait "
+                "(decisions: wait, as_played, forfeit_ew, forfeit_ns, void)"
+            )
+        plan.append((int(match), decision.strip(), args.reason))
+    with _session(args) as s:
+        _api(lambda: service.close_round(s, args.event, args.round, plan, args.reason))
+    print(f"round {args.round} closed")
+    return 0
+
+
+def _reopen_round(args: argparse.Namespace) -> int:
+    from kiosk.scoreboard import service
+
+    with _session(args) as s:
+        _api(lambda: service.reopen_round(s, args.event, args.round, args.reason))
+    print(f"round {args.round} reopened")
+    return 0
+
+
+def _decide(args: argparse.Namespace) -> int:
+    from kiosk.scoreboard import service
+
+    with _session(args) as s:
+        m = _api(lambda: service.decide_match(s, args.match, args.decision, args.reason))
+        print(f"match {m.id}: {m.decision}")
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -137,6 +138,38 @@ def test_cli_verbs(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "no tournament 99" in bad.stderr
     bad = _cli("serve", "--db", "mysql://x/y")
     assert bad.returncode == 2 and "unsupported database URL" in bad.stderr
+
+
+def test_cli_close_round_needs_a_decision_per_unfinished_match(tmp_path: Path) -> None:
+    from kiosk.scoreboard import service
+    from kiosk.scoreboard.db import make_engine, session_factory, upgrade
+
+    db = str(tmp_path / "close.db")
+    engine = make_engine(f"sqlite:///{db}")
+    upgrade(engine)
+    with session_factory(engine)() as s:
+        t = service.create_tournament(s, "Cup", "swiss-421", 1)
+        for name in ("A", "B"):
+            service.add_pair(s, t.id, name)
+        service.add_table(s, t.id, "T1")
+        mid = service.create_round(s, t.id, [("T1", 1, 2)]).matches[0].id
+    engine.dispose()
+    bad = _cli("close-round", "--db", db, "--event", "1", "--round", "1")
+    assert bad.returncode == 2 and "unfinished" in bad.stderr and "未完成" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+    bad = _cli("close-round", "--db", db, "--event", "1", "--round", "1", "--decide", "x")
+    assert bad.returncode == 2 and "MATCH=DECISION" in bad.stderr
+    bad = _cli("close-round", "--db", db, "--event", "1", "--round", "1", "--decide", f"{mid}=no")
+    assert bad.returncode == 2 and "decision 'no'" in bad.stderr
+    ok = _cli("close-round", "--db", db, "--event", "1", "--round", "1", "--decide", f"{mid}=wait")
+    assert ok.returncode == 0, ok.stderr
+    ok = _cli("decide", "--db", db, "--match", str(mid), "--decision", "forfeit_ew")
+    assert ok.returncode == 0 and "forfeit_ew" in ok.stdout, ok.stderr
+    assert _cli("reopen-round", "--db", db, "--event", "1", "--round", "1").returncode == 2
+    ok = _cli("reopen-round", "--db", db, "--event", "1", "--round", "1", "--reason", "typo")
+    assert ok.returncode == 0, ok.stderr
+    out = _cli("standings", "--db", db, "--event", "1", "--format", "json").stdout
+    assert [(r["pair"], r["points"]) for r in json.loads(out)] == [(2, 2), (1, 0)]
 
 
 def test_serve_on_the_network_needs_an_admin_key(tmp_path: Path) -> None:
