@@ -63,6 +63,11 @@ ALT_MAX = 3
 ALT_COST = 5.0
 
 
+#: the smallest image side ``read_image`` takes: a card's corner index is ~5 px tall at the
+#: smallest card the detector reads (30 px wide), so an image under this holds no card
+MIN_IMAGE_SIDE = 16
+
+
 class ModelError(ValueError):
     """A model file that is missing, unreadable, not ours, or lacks our metadata."""
 
@@ -160,6 +165,11 @@ def read_image(path: str | Path) -> np.ndarray:
     img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if img is None:
         raise ImageError(f"{p}: not a readable image (JPEG, PNG, BMP, TIFF or WebP expected)")
+    h, w = img.shape[:2]
+    if min(h, w) < MIN_IMAGE_SIDE:
+        raise ImageError(
+            f"{p}: {w}x{h} px is too small to show a card (at least {MIN_IMAGE_SIDE} px a side)"
+        )
     return img
 
 

@@ -103,3 +103,26 @@ def test_vision_evaluate_prints_a_row_per_split_and_the_table(tmp_path: Path) ->
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert bad.returncode == 2 and "--splits 'dev'" in bad.stderr
+
+
+def test_odd_images_read_or_fail_clearly(tmp_path: Path) -> None:
+    """A corrupt file and a 1x1 image are clear errors; grey and 16-bit photos are read (as
+    8-bit colour, the 16-bit one the same as its 8-bit copy)."""
+    import cv2
+    import numpy as np
+
+    from vision.detector import ImageError, read_image
+
+    (tmp_path / "bad.jpg").write_bytes(b"\xff\xd8\xff\xe0 not a jpeg")
+    with pytest.raises(ImageError, match="not a readable image"):
+        read_image(tmp_path / "bad.jpg")
+    cv2.imwrite(str(tmp_path / "one.png"), np.zeros((1, 1, 3), np.uint8))
+    with pytest.raises(ImageError, match="1x1 px is too small"):
+        read_image(tmp_path / "one.png")
+    rng = np.random.default_rng(0)
+    grey = rng.integers(0, 256, (60, 80), dtype=np.uint8)
+    cv2.imwrite(str(tmp_path / "grey.png"), grey)
+    cv2.imwrite(str(tmp_path / "deep.png"), grey.astype(np.uint16) * 257)
+    a, b = read_image(tmp_path / "grey.png"), read_image(tmp_path / "deep.png")
+    assert a.shape == b.shape == (60, 80, 3) and a.dtype == b.dtype == np.uint8
+    assert np.abs(a.astype(int) - b.astype(int)).max() <= 1
