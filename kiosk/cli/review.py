@@ -79,6 +79,22 @@ def read_log(db: str | Path, table: str) -> tuple[list[dict[str, Any]], list[Any
     return events, notes, str(meta.get("profile", ""))
 
 
+def read_prior(db: str | Path, deal: int) -> list[Any]:
+    """The kiosk's logged observations before deal ``deal`` started (its levels, tributes)."""
+    from engine.observations import parse_observation
+
+    conn = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
+    try:
+        row = conn.execute(
+            "SELECT MIN(obs_idx) FROM events WHERE type = 'deal_started' AND deal = ?", (deal,)
+        ).fetchone()
+        cut = int(row[0]) if row and row[0] is not None else 0
+        rows = conn.execute("SELECT idx, body FROM observations WHERE idx < ? ORDER BY idx", (cut,))
+        return [parse_observation(b, where=f"log observation {i}") for i, b in rows]
+    finally:
+        conn.close()
+
+
 def footage_of(args: argparse.Namespace) -> Any:
     from kiosk.table.footage import FootageIndex
 
@@ -151,7 +167,7 @@ def _open(args: argparse.Namespace) -> int:
 def _rerun(args: argparse.Namespace) -> int:
     from kiosk.review.rerun import rerun_deal
 
-    events, _notes, profile = read_log(args.db, args.table)
+    events, notes, profile = read_log(args.db, args.table)
     footage = footage_of(args)
     if footage is None:
         raise ValueError("no footage to re-read: give --footage DIR")
@@ -161,6 +177,8 @@ def _rerun(args: argparse.Namespace) -> int:
         deal=args.deal,
         profile=profile,
         table=args.table,
+        prior=read_prior(args.db, args.deal),
+        notes=notes,
         calibration=args.calibration,
         detector=args.detector,
     )
