@@ -108,6 +108,14 @@ class LiveDesk:
     def authorised(self, token: str | None) -> bool:
         return bool(self.kiosk.pin.check(token))
 
+    def keeps(self, seg: Any) -> bool:
+        """Whether ``seg`` (a footage Segment) holds the moments of an open dispute."""
+        try:
+            times = [float(e["t"]) for e in rlog.open_disputes(_view(self))]
+        except Exception:  # noqa: BLE001 - when in doubt, keep the footage
+            return True
+        return any(seg.start_t - POST_S <= t <= seg.end_t + PRE_S for t in times)
+
 
 def _view(desk: Any) -> list[dict[str, Any]]:
     return rlog.deals_view(desk.events(), desk.notes())
@@ -485,3 +493,6 @@ def register_live(app: FastAPI, kiosk: Any) -> None:
     """The review desk on the table kiosk (kiosk/table/app.py calls this)."""
     desk = LiveDesk(kiosk)
     register_review(app, desk, rule=make_ruler(desk))
+    rec = getattr(kiosk.worker.source, "footage", None)
+    if rec is not None and hasattr(rec, "keep"):
+        rec.keep = desk.keeps  # the footage budget never drops the segment of an open dispute

@@ -16,6 +16,16 @@ Disk space: the footage must never take the event log's room. Before each segmen
 recording stops and the ``footage`` alarm is raised (the event log and the match go on); once
 there is room again a new segment starts and the alarm is cleared. ``paused()`` (the event log's
 own disk-full alarm) stops it the same way.
+
+Disk budget: with ``budget_mb`` (or ``$GUANDAN_FOOTAGE_BUDGET_MB``) the folder is held under it
+each time a segment is finished: the review desk's rendered clips go first, then the oldest
+segments, never one that ``keep`` holds (the review desk sets it: the segments of open
+disputes) nor the one being recorded; each dropped segment is listed in ``dropped.jsonl``.
+
+Reading it back (the review desk, kiosk/review): :class:`FootageIndex` - the segments (also one
+being recorded or cut off by a crash), which segment and offset hold a session time, the gaps
+(a missing or dropped file, a camera outage, nothing recorded), single frames, and WebM clips a
+browser plays (clip time x = session time t0 + x; a gap shows a dark frame), cached.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import hashlib
 import json
 import logging
 import math
+import os
 import re
 import shutil
 import threading
@@ -38,6 +49,8 @@ import cv2
 import numpy as np
 
 log = logging.getLogger("guandan.table")
+#: the footage folder's disk budget in MB, for a kiosk started without one (the Pi service)
+ENV_BUDGET = "GUANDAN_FOOTAGE_BUDGET_MB"
 
 AlarmFn = Callable[[str, str | None, str], None]
 
@@ -58,7 +71,19 @@ class FootageRecorder:
         check_s: float = 2.0,
         alarm: AlarmFn | None = None,
         paused: Callable[[], bool] | None = None,
+        budget_mb: float | None = None,
+        keep: Callable[[Segment], bool] | None = None,
     ) -> None:
+        if budget_mb is None and os.environ.get(ENV_BUDGET, "").strip():
+            text = os.environ[ENV_BUDGET].strip()
+            try:
+                budget_mb = float(text)
+            except ValueError:
+                raise ValueError(
+                    f"${ENV_BUDGET}={text!r}: give the footage's disk budget in MB, e.g. 20000"
+                ) from None
+        if budget_mb is not None and not budget_mb > 0:
+            raise ValueError(f"footage budget {budget_mb} MB: give a positive size (or none)")
         if not segment_s > 0:
             raise ValueError(f"footage segments of {segment_s} s: give a positive length")
         if reserve_mb < 0:
@@ -84,6 +109,11 @@ class FootageRecorder:
         self.segments: list[dict[str, Any]] = []
         self.frames = 0
         self.closed = False
+        #: disk budget of the folder (None: only the free-space reserve limits it)
+        self.budget_mb = budget_mb
+        #: segments the budget must not drop (the review desk: those of open disputes)
+        self.keep = keep
+        self.dropped: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------------ writing
     def write(self, t: float, image: np.ndarray, fps: float) -> bool:
@@ -190,6 +220,30 @@ class FootageRecorder:
                 fh.write(json.dumps(seg) + "\n")
         except OSError as exc:
             log.warning("footage index %s: %s", self.folder / "segments.jsonl", exc)
+        self._budget()
+
+    def _budget(self) -> None:
+        """Hold the folder under ``budget_mb`` once a segment is finished (oldest first, never a
+        segment ``keep`` holds)."""
+        if self.budget_mb is None:
+            return
+        keep = self.keep or (lambda _s: False)
+        try:
+            index = FootageIndex(self.folder)
+            dropped = index.enforce_budget(self.budget_mb, keep)
+            over = index.usage_bytes() / 2**20 - self.budget_mb
+        except (OSError, FootageError) as exc:
+            log.warning("footage budget: %s", exc)
+            return
+        self.dropped.extend(dropped)
+        for row in dropped:
+            log.info(
+                "footage budget: dropped %s (t %s..%s)", row["file"], row["start_t"], row["end_t"]
+            )
+        if over > 0:
+            log.warning(
+                "footage is %.0f MB over its budget: the rest is kept for open disputes", over
+            )
 
     def _stop(self, why: str) -> None:
         self._finish()
@@ -228,6 +282,8 @@ class FootageRecorder:
                 "segments": len(self.segments) + (1 if self._writer is not None else 0),
                 "frames": self.frames,
                 "stopped": self._stopped_why,
+                "budget_mb": self.budget_mb,
+                "dropped": len(self.dropped),
             }
 
 

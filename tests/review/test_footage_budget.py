@@ -1,0 +1,58 @@
+"""The footage disk budget: the kiosk's FootageRecorder holds its folder under the budget as it
+records, dropping the oldest segments but never one the review desk keeps (an open dispute's);
+the review desk then names a dropped segment in its gaps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kiosk.table.footage import ENV_BUDGET, FootageIndex, FootageRecorder, Segment
+
+
+def _record(folder: Path, budget_mb: float, keep_t: float) -> FootageRecorder:
+    def keep(seg: Segment) -> bool:
+        return seg.covers(keep_t)
+
+    rec = FootageRecorder(folder, segment_s=1.0, reserve_mb=0.0, budget_mb=budget_mb, keep=keep)
+    rng = np.random.default_rng(7)
+    for i in range(40):  # 8 s at 5 fps: eight 1-s segments of noise (MJPG cannot shrink it)
+        img = rng.integers(0, 256, (120, 160, 3), dtype=np.uint8)
+        assert rec.write(i / 5.0, img, 5.0)
+    rec.close()
+    return rec
+
+
+def test_budget_drops_oldest_but_never_a_kept_segment(tmp_path: Path) -> None:
+    folder = tmp_path / "footage"
+    probe = _record(tmp_path / "probe", 1000.0, 0.0)  # no budget pressure: the sizes
+    assert len(probe.segments) == 8 and not probe.dropped
+    one = FootageIndex(tmp_path / "probe").segments()[0].bytes
+    budget = 3.5 * one / 2**20
+    rec = _record(folder, budget, keep_t=1.5)  # the second segment holds an open dispute
+    index = FootageIndex(folder)
+    segs = index.segments()
+    present = [s for s in segs if s.present]
+    assert any(s.covers(1.5) for s in present), "the kept segment was dropped"
+    assert not any(s.covers(0.5) for s in present), "the oldest segment was kept"
+    assert segs[-1].present and segs[-2].present  # the newest stay
+    assert len(rec.dropped) == len(segs) - len(present) >= 4
+    assert index.usage_bytes() <= budget * 2**20 + one  # within budget + the kept segment
+    gap = index.locate(0.5)["gap"]
+    assert gap["kind"] == "dropped" and "disk budget" in gap["en"] and gap["zh"]
+    assert rec.status()["dropped"] == len(rec.dropped)
+
+
+def test_budget_setting_errors_name_what_to_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV_BUDGET, "lots")
+    with pytest.raises(ValueError, match=ENV_BUDGET):
+        FootageRecorder(tmp_path / "f")
+    monkeypatch.setenv(ENV_BUDGET, "500")
+    assert FootageRecorder(tmp_path / "f").budget_mb == 500.0
+    monkeypatch.delenv(ENV_BUDGET)
+    with pytest.raises(ValueError, match="positive"):
+        FootageRecorder(tmp_path / "f", budget_mb=0)
