@@ -97,6 +97,11 @@ class LiveDesk:
         return getattr(self.worker.source, "calibration", None)
 
     def footage(self) -> FootageIndex | None:
+        src = self.worker.source
+        if getattr(src, "kind", None) == "video":  # a replayed file: it is the footage
+            video = Path(str(getattr(src, "spec", "")).removeprefix("file:"))
+            db = Path(self.worker.store.path)
+            return FootageIndex(video.parent, video=video, cache=db.with_name(f"{db.stem}-review"))
         return FootageIndex(self.folder) if self.folder is not None else None
 
     def events(self) -> list[dict[str, Any]]:

@@ -371,8 +371,19 @@ class FootageIndex:
     yet indexed there (the segment being recorded, or one a crash cut off), files that are gone
     (``present`` False), and the gaps between them."""
 
-    def __init__(self, folder: str | Path) -> None:
+    def __init__(
+        self,
+        folder: str | Path,
+        *,
+        video: str | Path | None = None,
+        cache: str | Path | None = None,
+    ) -> None:
+        """``video``: one recorded file (a replayed video: session time = video time) taken as the
+        only segment instead of the folder's; ``cache``: where rendered clips go (default
+        ``<folder>/review-cache``)."""
         self.folder = Path(folder)
+        self.video = Path(video) if video is not None else None
+        self.cache = Path(cache) if cache is not None else self.folder / CACHE_DIR
         self.problems: list[str] = []
 
     def dropped(self) -> dict[str, dict[str, Any]]:
@@ -389,6 +400,15 @@ class FootageIndex:
 
     def segments(self) -> list[Segment]:
         self.problems = []
+        if self.video is not None:
+            frames, fps, size = _probe(self.video) if self.video.is_file() else (0, 0.0, (0, 0))
+            if frames <= 0:
+                self.problems.append(f"{self.video} cannot be read as a video")
+                return []
+            rate = fps if fps > 0 else 30.0
+            end = round((frames - 1) / rate, 3)
+            size_b = self.video.stat().st_size
+            return [Segment(self.video.name, 0.0, end, frames, rate, size, bytes=size_b)]
         if not self.folder.is_dir():
             return []
         found: dict[str, Segment] = {}
@@ -638,7 +658,7 @@ class FootageIndex:
         segs = [s for s in self.segments() if s.end_t >= t0 and s.start_t <= t1]
         key = json.dumps([[s.file, s.frames, s.present] for s in segs], sort_keys=True)
         tag = hashlib.sha256(f"{t0:.3f}|{t1:.3f}|{key}".encode()).hexdigest()[:16]
-        out = self.folder / CACHE_DIR / f"clip-{t0:.1f}-{t1:.1f}-{tag}{WEB_SUFFIX}"
+        out = self.cache / f"clip-{t0:.1f}-{t1:.1f}-{tag}{WEB_SUFFIX}"
         meta = out.with_suffix(".json")
         with _clip_lock(str(out)):
             if out.is_file() and meta.is_file():
@@ -667,7 +687,7 @@ class FootageIndex:
             raise FootageError(f"footage budget {budget_mb} MB: give a positive size")
         limit = budget_mb * 2**20
         used = self.usage_bytes()
-        cache = self.folder / CACHE_DIR
+        cache = self.cache
         if used > limit and cache.is_dir():
             for p in sorted(cache.glob("*"), key=lambda p: p.stat().st_mtime):
                 used -= p.stat().st_size

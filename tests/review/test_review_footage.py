@@ -1,11 +1,13 @@
-"""The footage disk budget: the kiosk's FootageRecorder holds its folder under the budget as it
-records, dropping the oldest segments but never one the review desk keeps (an open dispute's);
-the review desk then names a dropped segment in its gaps."""
+"""Footage as the review desk reads it. The disk budget: the kiosk's FootageRecorder holds its
+folder under the budget as it records, dropping the oldest segments but never one the review
+desk keeps (an open dispute's), and the desk names a dropped segment in its gaps. A replayed
+video file is its own footage."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -56,3 +58,23 @@ def test_budget_setting_errors_name_what_to_fix(
     monkeypatch.delenv(ENV_BUDGET)
     with pytest.raises(ValueError, match="positive"):
         FootageRecorder(tmp_path / "f", budget_mb=0)
+
+
+def test_a_replayed_video_is_its_own_footage(tmp_path: Path) -> None:
+    """A kiosk replaying a file (``--camera file:VIDEO``, ``guandan demo``): the file is the
+    footage, session time = video time; clips are cached outside the video's folder."""
+    from .helpers import DEMO, demo_frame
+
+    index = FootageIndex(DEMO.parent, video=DEMO, cache=tmp_path / "cache")
+    (seg,) = index.segments()
+    assert seg.file == "game.mp4" and seg.frames == 1512 and seg.rate == pytest.approx(5.0)
+    loc = index.locate(6.6)
+    assert loc["segment"] == "game.mp4" and loc["frame"] == 33
+    path, info = index.web_clip(4.0, 8.0)
+    assert path.parent == tmp_path / "cache" and info["frames"] == 21
+    cap = cv2.VideoCapture(str(path))
+    frames = [cap.read()[1] for _ in range(21)]
+    cap.release()
+    got = frames[13].astype(float)  # clip time 2.6 s = video time 6.6 s
+    assert np.abs(got - demo_frame(6.6)).mean() < np.abs(got - demo_frame(8.0)).mean()
+    assert index.web_clip(4.0, 8.0)[0] == path  # cached
