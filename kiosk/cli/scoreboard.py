@@ -89,6 +89,9 @@ def register(subparsers: Any) -> None:
     p = verbs.add_parser("rotate-token", help="new token for a table")
     _db_arg(p)
     p.add_argument("--table", required=True)
+    p.add_argument(
+        "--event", type=int, help="tournament id (needed when several have a table of that id)"
+    )
     p.set_defaults(handler=_rotate)
 
     decisions = "wait, as_played, forfeit_ew, forfeit_ns or void"
@@ -267,7 +270,7 @@ def _rotate(args: argparse.Namespace) -> int:
     from kiosk.scoreboard import service
 
     with _session(args) as s:
-        print(_api(lambda: service.rotate_token(s, args.table)))
+        print(_api(lambda: service.rotate_token(s, args.table, args.event)))
     return 0
 
 

@@ -42,7 +42,7 @@ from kiosk.scoreboard.db import current_revision, make_engine, session_factory, 
 from kiosk.scoreboard.fold import TableState
 from kiosk.scoreboard.groupcommit import FallBack, GroupWriter
 from kiosk.scoreboard.live import LiveHub, sse
-from kiosk.scoreboard.models import GameTable, Pair, Tournament
+from kiosk.scoreboard.models import Pair, Tournament
 from kiosk.scoreboard.schemas import (
     EVENT_TYPES,
     Assignment,
@@ -99,14 +99,15 @@ class State:
             )
         else:
             directory = self.directory
-            if table not in directory.tournament_of or any(ev.table != table for ev in events):
+            code = directory.code(table)
+            if table not in directory.tournament_of or any(ev.table != code for ev in events):
                 # 404/403 (an unknown table reloads the directory: a query, off the loop)
                 await run_in_threadpool(service.check_tables, directory, table, events)
             if service.needs_match_lookup(directory, events):  # a query, off the loop
                 await run_in_threadpool(service.check_matches, directory, table, events)
             else:
                 service.check_matches(directory, table, events)
-            rows = service.prepare_rows(events)
+            rows = service.prepare_rows(events, table)
             try:
                 outcome = await self.writer.submit(table, rows)
             except FallBack:
@@ -475,10 +476,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get(f"{API}/tables/{{table_id}}/missing", tags=["ingestion"], response_model=MissingSeqs)
     def get_missing(table_id: str, request: Request, creds: Creds, sb: SB) -> MissingSeqs:
         """Seqs between 1 and the highest stored that the scoreboard has not received."""
-        reader_for(table_id, request, creds, sb)
-        _table_exists(sb, table_id)
+        key = _table_key(sb, table_id, creds)
+        reader_for(key, request, creds, sb)
         with sb.sf() as s:
-            return service.missing_seqs(s, table_id)
+            return service.missing_seqs(s, key)
 
     @app.get(f"{API}/tables/{{table_id}}/events", tags=["ingestion"])
     def get_events(
@@ -490,21 +491,33 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
     ) -> list[dict[str, Any]]:
         """The table's stored events after ``after_seq``, in seq order, exactly as stored."""
-        reader_for(table_id, request, creds, sb)
-        _table_exists(sb, table_id)
+        key = _table_key(sb, table_id, creds)
+        reader_for(key, request, creds, sb)
         with sb.sf() as s:
-            return service.list_events(s, table_id, after_seq, limit)
+            return service.list_events(s, key, after_seq, limit)
 
     @app.get(f"{API}/tables/{{table_id}}/state", tags=["live"])
     async def get_table_state(table_id: str, sb: SB) -> dict[str, Any]:
         """The table's live summary (fold of its current match's events)."""
-        _table_exists(sb, table_id)
-        state = await sb.hub.table(table_id, sb.directory.match_for(table_id))
+        key = _table_key(sb, table_id, None)
+        state = await sb.hub.table(key, sb.directory.match_for(key))
         return state.to_json()
 
-    def _table_exists(sb: State, table_id: str) -> None:
-        if not sb.directory.has_table(table_id):
-            raise ApiError(404, f"no table {table_id!r} on this scoreboard")
+    def _table_key(sb: State, table_id: str, creds: HTTPAuthorizationCredentials | None) -> str:
+        """The table a URL names: its key, or its code (the caller's own table when the
+        bearer is a table token). 404 unknown; 409 a code that several tournaments have."""
+        token_table = sb.directory.table_for_token(creds.credentials) if creds else None
+        key = sb.directory.resolve(table_id, token_table)
+        if key is not None:
+            return key
+        if sb.directory.has_table(table_id):
+            keys = ", ".join(sb.directory.by_code.get(table_id, []))
+            raise ApiError(
+                409,
+                f"several tournaments have a table {table_id!r}: use the table's key ({keys}) "
+                "or the table's own token",
+            )
+        raise ApiError(404, f"no table {table_id!r} on this scoreboard (没有此桌)")
 
     # ------------------------------------------------------------------ tournaments (admin)
     @app.get(f"{API}/tournaments", tags=["tournament"], response_model=list[TournamentOut])
@@ -534,7 +547,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "profile": t.profile,
                 "lots_seed": t.lots_seed,
                 "pairs": [_pair_out(p).model_dump() for p in t.pairs],
-                "tables": [{"id": gt.id, "name": gt.name} for gt in t.tables],
+                "tables": [{"id": gt.id, "code": gt.code, "name": gt.name} for gt in t.tables],
                 "rounds": service.rounds_json(s, tid),
             }
 
@@ -568,7 +581,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         with sb.sf() as s:
             gt, token = service.add_table(s, tid, body.id, body.name)
         sb.directory.invalidate()
-        return TableWithToken(id=gt.id, name=gt.name, tournament_id=tid, token=token)
+        return TableWithToken(id=gt.id, code=gt.code, name=gt.name, tournament_id=tid, token=token)
 
     @app.get(
         f"{API}/tournaments/{{tid}}/tables", tags=["tournament"], response_model=list[TableOut]
@@ -577,7 +590,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         with sb.sf() as s:
             service.get_tournament(s, tid)
             return [
-                TableOut(id=gt.id, name=gt.name, tournament_id=tid)
+                TableOut(id=gt.id, code=gt.code, name=gt.name, tournament_id=tid)
                 for gt in service.tables_of(s, tid)
             ]
 
@@ -588,10 +601,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """A new token for the table; the old one stops working."""
         with sb.sf() as s:
             token = service.rotate_token(s, table_id)
-            gt = s.get(GameTable, table_id)
-            assert gt is not None
+            gt = service.find_table(s, table_id)
             out = TableWithToken(
-                id=gt.id, name=gt.name, tournament_id=gt.tournament_id, token=token
+                id=gt.id, code=gt.code, name=gt.name, tournament_id=gt.tournament_id, token=token
             )
         sb.directory.invalidate()
         return out
@@ -673,10 +685,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """The match this table plays now (``current``: its events carry this ``match_id``)
         and the unfinished matches after it. A kiosk asks when a round opens, after a match
         ends, and every few seconds."""
-        reader_for(table_id, request, creds, sb)
-        _table_exists(sb, table_id)
+        key = _table_key(sb, table_id, creds)
+        reader_for(key, request, creds, sb)
         with sb.sf() as s:
-            return Assignment.model_validate(service.assignment(s, table_id))
+            return Assignment.model_validate(service.assignment(s, key))
 
     @app.post(f"{API}/matches/{{match_id}}/override", tags=["tournament"])
     def post_override(match_id: IntId, body: OverrideIn, _a: Admin, sb: SB) -> dict[str, Any]:

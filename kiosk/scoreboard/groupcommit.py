@@ -75,7 +75,8 @@ WITH v AS (
 ),
 clash AS (
   SELECT v.g, v.id, 'content'::text AS why, x.other FROM v CROSS JOIN LATERAL (
-    SELECT e.id::text AS other FROM event e WHERE e.id = v.id AND e.digest <> v.digest LIMIT 1
+    SELECT e.id::text AS other FROM event e
+     WHERE e.table_id = v.table_id AND e.id = v.id AND e.digest <> v.digest LIMIT 1
   ) x
   UNION ALL
   SELECT v.g, v.id, 'seq'::text, x.other FROM v CROSS JOIN LATERAL (
@@ -85,7 +86,8 @@ clash AS (
 ),
 dup AS (
   SELECT v.id FROM v CROSS JOIN LATERAL (
-    SELECT 1 FROM event e WHERE e.id = v.id AND e.digest = v.digest LIMIT 1
+    SELECT 1 FROM event e
+     WHERE e.table_id = v.table_id AND e.id = v.id AND e.digest = v.digest LIMIT 1
   ) x
 ),
 ins AS (

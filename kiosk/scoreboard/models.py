@@ -63,11 +63,16 @@ class Pair(Base):
 
 
 class GameTable(Base):
-    """A playing table with its kiosk. ``id`` is the ``table`` field of its events."""
+    """A playing table of a tournament, with its kiosk. ``code`` is the ``table`` field of its
+    events (the kiosk's ``--table``), unique within the tournament; ``id`` is the scoreboard's
+    key: the code itself unless another tournament has a table of that code, then
+    ``<code>~<tournament>`` (``~`` is never in a code)."""
 
     __tablename__ = "game_table"
+    __table_args__ = (Index("uq_game_table_tournament_code", "tournament_id", "code", unique=True),)
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    code: Mapped[str] = mapped_column(String(64))
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(200), default="")
     position: Mapped[int] = mapped_column(Integer, default=0)
@@ -196,11 +201,13 @@ class EventRow(Base):
     __tablename__ = "event"
     __table_args__ = (
         UniqueConstraint("table_id", "seq", name="uq_event_table_seq"),
+        # ids are unique per table (two tournaments' tables A1 derive the same ids)
+        UniqueConstraint("table_id", "id", name="uq_event_table_id"),
         Index("ix_event_match_type", "match_id", "type"),
     )
 
     pk: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
-    id: Mapped[str] = mapped_column(String(128), unique=True)
+    id: Mapped[str] = mapped_column(String(128))
     table_id: Mapped[str] = mapped_column(ForeignKey("game_table.id", ondelete="CASCADE"))
     seq: Mapped[int] = mapped_column(BigInteger)
     deal: Mapped[int] = mapped_column(Integer)

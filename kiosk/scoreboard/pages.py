@@ -216,7 +216,7 @@ def register_pages(app: FastAPI) -> None:
         sb = sb_of(request)
         try:
             with sb.sf() as s:
-                token = service.rotate_token(s, table_id)
+                token = service.rotate_token(s, table_id, tid)
         except ApiError as exc:
             return tournament_page(request, tid, error=str(exc.detail), status=exc.status)
         sb.directory.invalidate()

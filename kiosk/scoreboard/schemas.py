@@ -286,12 +286,19 @@ class PairOut(BaseModel):
 
 
 class TableIn(BaseModel):
-    id: TableId
+    id: TableId = Field(
+        description="the table's id as its kiosk knows it (the events' `table` field); unique "
+        "in the tournament, another tournament may have a table of the same id"
+    )
     name: Annotated[str, StringConstraints(max_length=200)] = ""
 
 
 class TableOut(BaseModel):
-    id: str
+    id: str = Field(
+        description="the scoreboard's key of the table (URLs): its code, or <code>~<tournament> "
+        "when another tournament had that code first"
+    )
+    code: str = Field(description="the events' `table` field (the kiosk's table id)")
     name: str
     tournament_id: int
 

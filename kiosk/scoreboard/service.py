@@ -132,6 +132,9 @@ class Directory:
         self._background: threading.Thread | None = None
         self.by_token: dict[str, str] = {}
         self.tournament_of: dict[str, int] = {}
+        #: table key -> its code (the ``table`` field of its events); code -> table keys
+        self.code_of: dict[str, str] = {}
+        self.by_code: dict[str, list[str]] = {}
         self.current_match: dict[str, int] = {}
         #: match id -> its table (None for a bye); facts that never change, loaded on demand
         self.match_table: dict[int, str | None] = {}
@@ -148,7 +151,7 @@ class Directory:
         started = time.monotonic()
         with self._sf() as s:
             tables = s.execute(
-                select(GameTable.id, GameTable.token_hash, GameTable.tournament_id)
+                select(GameTable.id, GameTable.token_hash, GameTable.tournament_id, GameTable.code)
             ).all()
             # Events without match_id (older kiosks) go to the table's match in the open round,
             # or to an earlier match the organiser let go on ("wait") until it has finished.
@@ -168,8 +171,13 @@ class Directory:
             if ticket <= self._applied:
                 return  # a reload that started later has already been applied
             self._applied = ticket
-            self.by_token = {h: tid for tid, h, _ in tables}
-            self.tournament_of = {tid: tour for tid, _, tour in tables}
+            self.by_token = {h: tid for tid, h, _, _ in tables}
+            self.tournament_of = {tid: tour for tid, _, tour, _ in tables}
+            self.code_of = {tid: code for tid, _, _, code in tables}
+            by_code: dict[str, list[str]] = {}
+            for tid, _, _, code in tables:
+                by_code.setdefault(code, []).append(tid)
+            self.by_code = by_code
             # Rows come latest round first: the earliest round's match is kept.
             self.current_match = {tid: mid for tid, mid, _ in open_matches if tid is not None}
             # Fresh only if no invalidate() came after this reload started reading.
@@ -205,12 +213,35 @@ class Directory:
         return self.by_token.get(hash_token(token))
 
     def has_table(self, table: str) -> bool:
+        """A table of that key or code exists (reloads once when not: made just now?)."""
         self._refresh()
-        if table in self.tournament_of:
+        if table in self.tournament_of or table in self.by_code:
             return True
         self.invalidate()  # made by another process just now?
         self._refresh()
-        return table in self.tournament_of
+        return table in self.tournament_of or table in self.by_code
+
+    def code(self, table: str) -> str:
+        """The code (the events' ``table`` field) of the table with key ``table``."""
+        return self.code_of.get(table, table)
+
+    def resolve(self, name: str, token_table: str | None = None) -> str | None:
+        """The key of the table a URL names: by its key, or by its code (the caller's own
+        table when its token is one, else the only table of that code). None: unknown or
+        ambiguous (use the key)."""
+        self._refresh()
+        if token_table is not None and self.code(token_table) == name:
+            return token_table
+        if name in self.tournament_of:
+            return name
+        keys = self.by_code.get(name, [])
+        if not keys:
+            self.invalidate()
+            self._refresh()
+            if name in self.tournament_of:
+                return name
+            keys = self.by_code.get(name, [])
+        return keys[0] if len(keys) == 1 else None
 
     def match_for(self, table: str) -> int | None:
         self._refresh()
@@ -243,7 +274,10 @@ class IngestOutcome:
 def check_tables(directory: Directory, auth_table: str, events: Sequence[EventBase]) -> None:
     """404 when an event names a table the scoreboard does not know; 403 when it names another
     table than the token's. May reload the directory (a database query) for an unknown table."""
+    own = directory.code(auth_table)
     for ev in events:
+        if ev.table == own:
+            continue
         if not directory.has_table(ev.table):
             raise ApiError(
                 404,
@@ -251,12 +285,11 @@ def check_tables(directory: Directory, auth_table: str, events: Sequence[EventBa
                 "scoreboard first (admin page, POST /api/v1/tournaments/{id}/tables or "
                 "`guandan scoreboard add-table`)",
             )
-        if ev.table != auth_table:
-            raise ApiError(
-                403,
-                f"event {ev.id!r} is for table {ev.table!r} but the token is table "
-                f"{auth_table!r}'s: a table can only write its own events",
-            )
+        raise ApiError(
+            403,
+            f"event {ev.id!r} is for table {ev.table!r} but the token is table "
+            f"{own!r}'s: a table can only write its own events",
+        )
 
 
 def needs_match_lookup(directory: Directory, events: Sequence[EventBase]) -> bool:
@@ -307,8 +340,11 @@ def check_matches(directory: Directory, auth_table: str, events: Sequence[EventB
         )
 
 
-def prepare_rows(events: Sequence[EventBase]) -> dict[str, dict[str, Any]]:
-    """The rows to store, by event id in request order (canonical JSON text and its digest):
+def prepare_rows(
+    events: Sequence[EventBase], table: str | None = None
+) -> dict[str, dict[str, Any]]:
+    """The rows to store, by event id in request order (canonical JSON text and its digest),
+    filed under the table key ``table`` (default: the events' ``table`` field):
     422 for text PostgreSQL/SQLite cannot store, 409 for an id or a seq twice in the request
     with different content. A repeated identical event is kept once."""
     rows: dict[str, dict[str, Any]] = {}
@@ -346,7 +382,7 @@ def prepare_rows(events: Sequence[EventBase]) -> dict[str, dict[str, Any]]:
         explicit_round = body.get("round")
         rows[ev.id] = {
             "id": ev.id,
-            "table_id": ev.table,
+            "table_id": table or ev.table,
             "seq": ev.seq,
             "deal": ev.deal,
             "t": ev.t,
@@ -372,7 +408,7 @@ def ingest(
     """
     check_tables(directory, auth_table, events)
     check_matches(directory, auth_table, events)
-    return store_rows(sf, directory, auth_table, prepare_rows(events))
+    return store_rows(sf, directory, auth_table, prepare_rows(events, auth_table))
 
 
 def store_rows(
@@ -494,7 +530,8 @@ def _pg_insert(conn: Connection, rows: list[dict[str, Any]], table: str) -> _PgI
     sql = f"""
 WITH v ({cols}) AS (VALUES {", ".join(values)}),
 clash AS (
-  SELECT v.id AS id, 'content' AS why, e.id AS other FROM v JOIN event e ON e.id = v.id
+  SELECT v.id AS id, 'content' AS why, e.id AS other FROM v JOIN event e
+    ON e.table_id = v.table_id AND e.id = v.id
    WHERE e.digest <> v.digest
   UNION ALL
   SELECT v.id, 'seq', e.id FROM v JOIN event e ON e.table_id = v.table_id AND e.seq = v.seq
@@ -597,7 +634,8 @@ def _ingest_once(
             stored = dict(
                 conn.execute(
                     select(EventRow.id, EventRow.digest).where(
-                        EventRow.id.in_([r["id"] for r in skipped])
+                        EventRow.table_id == table,
+                        EventRow.id.in_([r["id"] for r in skipped]),
                     )
                 ).all()
             )
@@ -795,13 +833,32 @@ def add_pair(
 
 
 def add_table(s: Session, tid: int, table_id: str, name: str = "") -> tuple[GameTable, str]:
+    """A table of tournament ``tid`` whose kiosk's events say ``table: table_id`` (its code,
+    unique in the tournament; another tournament may have a table of the same code)."""
     get_tournament(s, tid)
-    if s.get(GameTable, table_id) is not None:
-        raise ApiError(409, f"table {table_id!r} exists already: rotate its token instead")
+    taken = s.execute(
+        select(GameTable.id).where(GameTable.tournament_id == tid, GameTable.code == table_id)
+    ).first()
+    if taken is not None:
+        raise ApiError(
+            409,
+            f"table {table_id!r} exists already in tournament {tid}: rotate its token instead "
+            "(本赛事已有此桌)",
+        )
+    key = table_id
+    if s.get(GameTable, key) is not None:  # another tournament's table of that code
+        key = f"{table_id}~{tid}"
+        if len(key) > 64 or s.get(GameTable, key) is not None:
+            raise ApiError(
+                409,
+                f"table {table_id!r} is another tournament's and the id is too long to share: "
+                "give this table a shorter id (桌号过长)",
+            )
     token = new_token()
     pos = s.execute(select(func.count(GameTable.id)).where(GameTable.tournament_id == tid)).scalar()
     gt = GameTable(
-        id=table_id,
+        id=key,
+        code=table_id,
         tournament_id=tid,
         name=name or table_id,
         position=int(pos or 0) + 1,
@@ -812,10 +869,28 @@ def add_table(s: Session, tid: int, table_id: str, name: str = "") -> tuple[Game
     return gt, token
 
 
-def rotate_token(s: Session, table_id: str) -> str:
+def find_table(s: Session, table_id: str, tid: int | None = None) -> GameTable:
+    """A table by its key, or by its code (within tournament ``tid`` when given)."""
     gt = s.get(GameTable, table_id)
-    if gt is None:
-        raise ApiError(404, f"no table {table_id!r}: create it first")
+    if gt is not None and (tid is None or gt.tournament_id == tid):
+        return gt
+    q = select(GameTable).where(GameTable.code == table_id)
+    if tid is not None:
+        q = q.where(GameTable.tournament_id == tid)
+    found = list(s.execute(q).scalars())
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise ApiError(
+            409,
+            f"several tournaments have a table {table_id!r}: name the tournament (--event) "
+            f"or use the table's key ({', '.join(g.id for g in found)})",
+        )
+    raise ApiError(404, f"no table {table_id!r}: create it first (没有此桌)")
+
+
+def rotate_token(s: Session, table_id: str, tid: int | None = None) -> str:
+    gt = find_table(s, table_id, tid)
     token = new_token()
     gt.token_hash = hash_token(token)
     s.commit()
@@ -839,9 +914,13 @@ def create_round(
     if pairings is None:
         pairings = swiss_round(s, t)
     pairs = _pairs_by_number(s, tid)
-    tables = {
-        gt.id for gt in s.execute(select(GameTable).where(GameTable.tournament_id == tid)).scalars()
-    }
+    # A pairing names a table by its code (as the organiser knows it) or its key.
+    keys: dict[str, str] = {}
+    for gt in s.execute(select(GameTable).where(GameTable.tournament_id == tid)).scalars():
+        keys[gt.id] = gt.id
+        keys[gt.code] = gt.id
+    pairings = [(keys.get(t, t) if t is not None else None, ew, ns) for t, ew, ns in pairings]
+    tables = set(keys.values())
     seen_pairs: set[int] = set()
     seen_tables: set[str] = set()
     for table, ew, ns in pairings:
@@ -1304,7 +1383,7 @@ def export_json(s: Session, t: Tournament) -> dict[str, Any]:
             {"number": p.number, "name": p.name, "players": p.players, "club": p.club}
             for p in pairs
         ],
-        "tables": [{"id": gt.id, "name": gt.name} for gt in tables],
+        "tables": [{"id": gt.id, "code": gt.code, "name": gt.name} for gt in tables],
         "rounds": rounds,
         "deals": [
             {

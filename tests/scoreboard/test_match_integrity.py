@@ -13,9 +13,12 @@ for another table's match is refused and nothing of its request is stored.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+from sqlalchemy.exc import IntegrityError
 
 from .helpers import Server, deal_events, ev, new_tournament
 
@@ -279,3 +282,163 @@ def test_admin_page_asks_a_decision_per_unfinished_match(server: Server) -> None
         rnd = _round(c, tid, 1)
         assert rnd["status"] == "open" and rnd["changes"][-1]["reason"] == "score entered wrong"
         assert "score entered wrong" in c.get(page).text
+
+
+def test_two_tournaments_may_each_have_a_table_a1(server: Server) -> None:
+    with server.client() as c:
+        tids, tokens, keys = [], [], []
+        for n in (1, 2):
+            r = c.post("/api/v1/tournaments", json={"name": f"Cup {n}", "lots_seed": n})
+            tid = r.json()["id"]
+            for name in ("P1", "P2"):
+                c.post(f"/api/v1/tournaments/{tid}/pairs", json={"name": name})
+            r = c.post(f"/api/v1/tournaments/{tid}/tables", json={"id": "SAME1"})
+            if r.status_code == 409 and n == 1:  # left over by the other database's run
+                r = c.post(f"/api/v1/tournaments/{tid}/tables", json={"id": "SAME2"})
+            assert r.status_code == 201, r.text
+            tids.append(tid)
+            tokens.append(r.json()["token"])
+            keys.append(r.json()["id"])
+        code = c.get(f"/api/v1/tournaments/{tids[0]}/tables").json()[0]["code"]
+        if code != "SAME1":  # a rerun on the same database: make the clash anew
+            r = c.post(f"/api/v1/tournaments/{tids[1]}/tables", json={"id": code})
+            assert r.status_code == 201, r.text
+            tokens[1], keys[1] = r.json()["token"], r.json()["id"]
+        # The same code twice in one tournament: refused.
+        r = c.post(f"/api/v1/tournaments/{tids[0]}/tables", json={"id": code})
+        assert r.status_code == 409 and "exists already" in r.text
+        assert keys[0] != keys[1] and code in keys[1]
+        tables = c.get(f"/api/v1/tournaments/{tids[1]}/tables").json()
+        assert [(x["id"], x["code"]) for x in tables][-1] == (keys[1], code)
+        # Each tournament pairs its own table by the code and gets its own match.
+        mids = []
+        for tid in tids:
+            r = c.post(
+                f"/api/v1/tournaments/{tid}/rounds",
+                json={"pairings": [{"table": code, "ew": 1, "ns": 2}]},
+            )
+            assert r.status_code == 201, r.text
+            mids.append(r.json()["matches"][0]["id"])
+        for i in (0, 1):
+            auth = {"Authorization": f"Bearer {tokens[i]}"}
+            asg = c.get(f"/api/v1/tables/{code}/assignment", headers=auth).json()
+            assert asg["current"]["match_id"] == mids[i] and asg["table"] == keys[i]
+            winner = "NS" if i == 0 else "EW"
+            evs = [
+                ev(code, 1, "deal_started", 1, level="2", leader="S", match_id=mids[i]),
+                ev(code, 2, "match_ended", 1, winner=winner, match_id=mids[i]),
+            ]
+            r = c.post("/api/v1/events/batch", json=evs, headers=auth)
+            assert r.status_code == 200, r.text
+            assert r.json()["accepted"] == [f"{code}-1", f"{code}-2"]
+            # The other tournament's match is not this table's.
+            r = c.post(
+                "/api/v1/events",
+                json=ev(code, 3, "pass", 1, seat="S", match_id=mids[1 - i]),
+                headers=auth,
+            )
+            assert r.status_code == 409
+            got = c.get(f"/api/v1/tables/{code}/events", headers=auth).json()
+            assert [e["match_id"] for e in got] == [mids[i], mids[i]]
+        for i, tid in enumerate(tids):
+            (m,) = c.get(f"/api/v1/tournaments/{tid}/rounds").json()[0]["matches"]
+            assert m["winner"] == ("NS" if i == 0 else "EW")
+        # Without a token a URL names a table by its key: the first table keeps the plain code.
+        first = c.get(f"/api/v1/tables/{code}/events").json()
+        second = c.get(f"/api/v1/tables/{keys[1]}/events").json()
+        assert [e["match_id"] for e in first] == [mids[0]] * 2
+        assert [e["match_id"] for e in second] == [mids[1]] * 2
+        assert c.get("/api/v1/tables/NOPE-X/events").status_code == 404
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_migrations_keep_the_data_of_an_older_database(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """A scoreboard database made before match-scoped events upgrades with its data: tables get
+    their code, events keep their match, and ids become unique per table."""
+    from sqlalchemy import text
+
+    from kiosk.scoreboard.db import current_revision, make_engine, upgrade
+    from kiosk.scoreboard.settings import normalise_db_url
+
+    if backend == "sqlite":
+        url = normalise_db_url(str(tmp_path / "old.db"))
+    else:
+        url = normalise_db_url(request.getfixturevalue("pg_schema_url"))
+        url = url.replace("search_path%3D", "search_path%3Dmig_")
+        import psycopg
+
+        schema = url.split("search_path%3D", 1)[1]
+        base = url.split("?", 1)[0].replace("postgresql+psycopg://", "postgresql://")
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+    engine = make_engine(url)
+    try:
+        upgrade(engine, "0001")
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO tournament (id, name, profile, lots_seed, created_at) "
+                    "VALUES (1, 'old', 'swiss-421', 1, CURRENT_TIMESTAMP)"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO game_table (id, tournament_id, name, position, token_hash, "
+                    "created_at) VALUES ('A1', 1, 'A1', 1, 'h1', CURRENT_TIMESTAMP)"
+                )
+            )
+            for sql in (
+                "INSERT INTO pair (id, tournament_id, number, name, players, club) "
+                "VALUES (1, 1, 1, 'p1', '', ''), (2, 1, 2, 'p2', '', '')",
+                "INSERT INTO round (id, tournament_id, number, status, created_at) "
+                "VALUES (1, 1, 1, 'open', CURRENT_TIMESTAMP)",
+                "INSERT INTO match (id, round_id, table_id, pair_ew_id, pair_ns_id, status, "
+                "level_ns, level_ew, deals_played, fouls_ns, fouls_ew) "
+                "VALUES (1, 1, 'A1', 1, 2, 'playing', '2', '2', 0, 0, 0)",
+                "INSERT INTO deal (id, match_id, number, ended) VALUES (1, 1, 1, false)",
+                "INSERT INTO event (id, table_id, seq, deal, t, type, match_id, body, digest, "
+                "received_at) VALUES ('e1', 'A1', 1, 1, 0.0, 'pass', 1, '{}', 'd', "
+                "CURRENT_TIMESTAMP)",
+            ):
+                conn.execute(text(sql))
+        upgrade(engine)
+        assert current_revision(engine) == "0004"
+        with engine.begin() as conn:
+            assert conn.execute(text("SELECT code FROM game_table")).scalar() == "A1"
+            assert conn.execute(text("SELECT match_id FROM event")).all() == [(1,)]
+            assert conn.execute(text("SELECT count(*) FROM deal")).scalar() == 1
+            assert conn.execute(text("SELECT decision FROM match")).all() == [(None,)]
+            conn.execute(
+                text(
+                    "INSERT INTO tournament (id, name, profile, lots_seed, created_at) "
+                    "VALUES (2, 'new', 'swiss-421', 2, CURRENT_TIMESTAMP)"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO game_table (id, code, tournament_id, name, position, "
+                    "token_hash, created_at) VALUES ('A1~2', 'A1', 2, 'A1', 1, 'h2', "
+                    "CURRENT_TIMESTAMP)"
+                )
+            )
+            # The same event id at another table: fine now; twice at one table: refused.
+            conn.execute(
+                text(
+                    "INSERT INTO event (id, table_id, seq, deal, t, type, body, digest, "
+                    "received_at) VALUES ('e1', 'A1~2', 1, 1, 0.0, 'pass', '{}', 'd', "
+                    "CURRENT_TIMESTAMP)"
+                )
+            )
+        with pytest.raises(IntegrityError), engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO event (id, table_id, seq, deal, t, type, body, digest, "
+                    "received_at) VALUES ('e1', 'A1', 2, 1, 0.0, 'pass', '{}', 'd', "
+                    "CURRENT_TIMESTAMP)"
+                )
+            )
+    finally:
+        engine.dispose()
