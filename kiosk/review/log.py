@@ -73,14 +73,17 @@ def deals_view(
     events: Iterable[Event | dict[str, Any]],
     notes: Iterable[tuple[float, str, dict[str, Any]]] = (),
 ) -> list[dict[str, Any]]:
-    """The deals in order, each ``{deal, t0, t1, level, over, events, disputes}``; each event
-    with ``effective`` (False once a correction voided it), ``disputed`` and its ``rulings``."""
+    """The deals in order, each ``{deal, t0, t1, level, over, events, disputes}`` (disputes: the
+    open ones); each event with ``effective`` (False once a correction voided it), ``disputed``,
+    its ``rulings``, ``ruled`` (made by a ruling) and ``open`` (disputed, nobody ruled yet)."""
     evs = [event_json(e) for e in events]
     notes = list(notes)
     eff = effective_ids(evs)
     by_target: dict[str, list[dict[str, Any]]] = {}
+    made: set[str] = set()  # events a ruling made (a referee's foul, a correction)
     for r in rulings(notes):
         by_target.setdefault(str(r.get("event_id")), []).append(r)
+        made.update(str(x) for x in r.get("events") or ())
     confirmed = {str(b.get("id")) for _a, k, b in notes if k == "confirm"}
     deals: dict[int, dict[str, Any]] = {}
     for ev in evs:
@@ -107,8 +110,13 @@ def deals_view(
         row["disputed"] = is_disputed(ev)
         row["confirmed"] = ev["id"] in confirmed
         row["rulings"] = by_target.get(ev["id"], [])
-        if row["disputed"] or row["rulings"]:
-            d["disputes"] += 1
+        row["ruled"] = bool(ev.get("ruled")) or ev["id"] in made
+        row["open"] = (
+            row["disputed"]
+            and row["effective"]
+            and not (row["rulings"] or row["confirmed"] or row["ruled"])
+        )
+        d["disputes"] += int(row["open"])
         d["events"].append(row)
     return [deals[k] for k in sorted(deals)]
 
@@ -124,9 +132,4 @@ def deal_of(view: list[dict[str, Any]], deal: int) -> dict[str, Any]:
 def open_disputes(view: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Events flagged for the referee that no ruling answered yet (fouls under review,
     re-reads, notices): what the disk budget must keep the footage of."""
-    out = []
-    for d in view:
-        for ev in d["events"]:
-            if ev["disputed"] and not ev["rulings"] and not ev["confirmed"] and ev["effective"]:
-                out.append(ev)
-    return out
+    return [ev for d in view for ev in d["events"] if ev["open"]]

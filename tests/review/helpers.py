@@ -53,9 +53,12 @@ def demo_frame(t: float) -> Any:
 @lru_cache(maxsize=1)
 def _footage_master() -> Path:
     """The footage folder, written once per test session (copied for each kiosk)."""
+    import atexit
     import tempfile
 
-    root = Path(tempfile.mkdtemp(prefix="gd-review-footage-")) / "footage"
+    top = Path(tempfile.mkdtemp(prefix="gd-review-footage-"))
+    atexit.register(shutil.rmtree, top, True)
+    root = top / "footage"
     rec = FootageRecorder(root, table=TABLE, segment_s=15.0, reserve_mb=0.0)
     cap = cv2.VideoCapture(str(DEMO))
     i = 0

@@ -132,7 +132,7 @@
   }
   function renderEvents() {
     $("events").innerHTML = S.deal.events.map(function (e) {
-      var cls = "ev " + esc(e.type) + (e.disputed ? " disputed" : "") + (e.effective ? "" : " void");
+      var cls = "ev " + esc(e.type) + (e.disputed ? " disputed" : "") + (e.open ? " open" : "") + (e.effective ? "" : " void");
       return '<li class="' + cls + '" data-id="' + esc(e.id) + '" data-seq="' + e.seq + '" data-t="' + e.t + '">' +
         '<span class="time">' + mmss(e.t) + '</span><span class="seat">' + esc(e.seat || "") + "</span>" +
         '<span class="what">' + what(e) + "</span></li>";
