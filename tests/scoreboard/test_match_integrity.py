@@ -167,6 +167,14 @@ def test_late_events_of_a_round_stay_with_their_match(server: Server) -> None:
     t = new_tournament(server, tables=2, pairs=4)
     tid, (a1, a2), tokens = t["id"], t["tables"], t["tokens"]
     with server.client() as c:
+        # Round 1 is decided by rulings (EW wins both), so the story is rounds 2 and 3.
+        r = c.post(
+            f"/api/v1/tournaments/{tid}/rounds",
+            json={"pairings": [{"table": a1, "ew": 1, "ns": 4}, {"table": a2, "ew": 2, "ns": 3}]},
+        )
+        for m in r.json()["matches"]:
+            assert c.post(f"/api/v1/matches/{m['id']}/override", json={"result": "ew"}).is_success
+        assert c.post(f"/api/v1/tournaments/{tid}/rounds/1/close").status_code == 200
         r = c.post(
             f"/api/v1/tournaments/{tid}/rounds",
             json={"pairings": [{"table": a1, "ew": 1, "ns": 2}, {"table": a2, "ew": 3, "ns": 4}]},
@@ -177,7 +185,7 @@ def test_late_events_of_a_round_stay_with_their_match(server: Server) -> None:
         asg = c.get(
             f"/api/v1/tables/{a1}/assignment", headers={"Authorization": f"Bearer {tokens[a1]}"}
         ).json()
-        assert asg["current"]["match_id"] == m_a1 and asg["current"]["round"] == 1
+        assert asg["current"]["match_id"] == m_a1 and asg["current"]["round"] == 2
         assert asg["current"]["ew"]["number"] == 1 and asg["current"]["ns"]["number"] == 2
         # A2 plays its whole match; A1 one deal of it (EW up to 4).
         a2_events = deal_events(a2, 1, 1, "2", ["N", "E", "S", "W"], {"NS": "5", "EW": "2"})
@@ -186,26 +194,26 @@ def test_late_events_of_a_round_stay_with_their_match(server: Server) -> None:
         a1_first = deal_events(a1, 1, 1, "2", ["E", "S", "W", "N"], {"NS": "2", "EW": "4"})
         assert _post(c, tokens[a1], _stamp(a1_first, m_a1)).status_code == 200
 
-        # Round 1 closed while A1 still plays: its match is let go on ("wait").
+        # Round 2 closed while A1 still plays: its match is let go on ("wait").
         r = c.post(
-            f"/api/v1/tournaments/{tid}/rounds/1/close",
+            f"/api/v1/tournaments/{tid}/rounds/2/close",
             json={"decisions": [{"match": m_a1, "decision": "wait"}]},
         )
         assert r.status_code == 200, r.text
         r = c.post(
             f"/api/v1/tournaments/{tid}/rounds",
-            json={"pairings": [{"table": a1, "ew": 1, "ns": 3}, {"table": a2, "ew": 2, "ns": 4}]},
+            json={"pairings": [{"table": a1, "ew": 1, "ns": 3}, {"table": a2, "ew": 4, "ns": 2}]},
         )
         assert r.status_code == 201, r.text
-        r2_a1, r2_a2 = (m["id"] for m in r.json()["matches"])
+        r3_a1, r3_a2 = (m["id"] for m in r.json()["matches"])
         asg = c.get(f"/api/v1/tables/{a1}/assignment").json()
-        assert [q["match_id"] for q in asg["queue"]] == [m_a1, r2_a1]
+        assert [q["match_id"] for q in asg["queue"]] == [m_a1, r3_a1]
         assert asg["current"]["match_id"] == m_a1 and asg["current"]["decision"] == "wait"
 
         # An event of A1 that names A2's match: refused, nothing of the request stored.
         seq = len(a1_first) + 1
         bad = [ev(a1, seq, "deal_started", 2, level="4", leader="E", match_id=m_a1)]
-        bad.append(ev(a1, seq + 1, "pass", 2, seat="S", match_id=r2_a2))
+        bad.append(ev(a1, seq + 1, "pass", 2, seat="S", match_id=r3_a2))
         r = _post(c, tokens[a1], bad)
         assert r.status_code == 409, r.text
         (conflict,) = r.json()["detail"]["conflicts"]
@@ -233,17 +241,17 @@ def test_late_events_of_a_round_stay_with_their_match(server: Server) -> None:
             2,
         )
         assert by_id[m_a1]["level_ew"] == "7" and by_id[m_a1]["result"] == "EW"
-        # Round 2's match at A1 was never played: nothing credited to it.
-        assert (by_id[r2_a1]["status"], by_id[r2_a1]["deals_played"]) == ("pending", 0)
-        assert by_id[r2_a1]["winner"] is None and by_id[r2_a1]["result"] is None
+        # Round 3's match at A1 was never played: nothing credited to it.
+        assert (by_id[r3_a1]["status"], by_id[r3_a1]["deals_played"]) == ("pending", 0)
+        assert by_id[r3_a1]["winner"] is None and by_id[r3_a1]["result"] is None
         st = _standing(c, tid)
-        assert (st[1]["points"], st[1]["by_round"]) == (2, [2, None])
-        assert st[3]["by_round"] == [0, None] and st[3]["played"] == 1
+        assert (st[1]["points"], st[1]["by_round"]) == (4, [2, 2, None])
+        assert st[3]["by_round"] == [0, 0, None] and st[3]["played"] == 2
         stored = c.get(f"/api/v1/tables/{a1}/events").json()
         assert len(stored) == len(a1_first) + len(rest)
-        # The finished match leaves the queue: A1 now plays its round-2 match.
+        # The finished match leaves the queue: A1 now plays its round-3 match.
         asg = c.get(f"/api/v1/tables/{a1}/assignment").json()
-        assert asg["current"]["match_id"] == r2_a1 and asg["current"]["round"] == 2
+        assert asg["current"]["match_id"] == r3_a1 and asg["current"]["round"] == 3
 
 
 def test_admin_page_asks_a_decision_per_unfinished_match(server: Server) -> None:
