@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ from starlette.concurrency import run_in_threadpool
 
 from engine.events import FOUL_KINDS
 from kiosk.review import log as rlog
-from kiosk.table.footage import FootageError, FootageIndex
+from kiosk.table.footage import MAX_CLIP_S, FootageError, FootageIndex
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
@@ -112,6 +113,22 @@ class LiveDesk:
 
     def authorised(self, token: str | None) -> bool:
         return bool(self.kiosk.pin.check(token))
+
+    def settle(self, t: float, wait_s: float = 3.0) -> None:
+        """Footage up to session time ``t`` readable: a live camera's segment being recorded
+        holds it, so the recorder is asked to end that segment (the camera thread does, at its
+        next frame); waits for that up to ``wait_s``."""
+        rec = getattr(self.worker.source, "footage", None)
+        if rec is None or not hasattr(rec, "request_cut") or not rec.status().get("recording"):
+            return
+        done = rec.segments[-1]["end_t"] if rec.segments else -1.0
+        if t <= done:
+            return
+        n = len(rec.segments)
+        rec.request_cut()
+        deadline = time.monotonic() + wait_s
+        while len(rec.segments) == n and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def keeps(self, seg: Any) -> bool:
         """Whether ``seg`` (a footage Segment) holds the moments of an open dispute."""
@@ -249,6 +266,8 @@ def register_review(app: FastAPI, desk: Any, *, rule: Callable[..., Any] | None 
         if t is None:
             return _err(422, "give ?event=ID or ?t=SECONDS", "请给出事件或时间")
         out: dict[str, Any] = {"event": event, "t": t}
+        if not desk.offline:
+            desk.settle(t + POST_S)
         idx = desk.footage()
         if idx is None:
             out.update(segment=None, gap={"kind": "no_footage", "en": "no footage", "zh": "无录像"})
@@ -285,6 +304,13 @@ def register_review(app: FastAPI, desk: Any, *, rule: Callable[..., Any] | None 
             return bad
         if desk.offline:
             return FileResponse(desk.clip_path, media_type="video/webm")
+        if not t1 > t0 or t1 - t0 > MAX_CLIP_S:
+            return _err(
+                422,
+                f"clip t0={t0:g} t1={t1:g}: give t0 < t1, at most {MAX_CLIP_S:g} s apart",
+                "片段时间无效",
+            )
+        await run_in_threadpool(desk.settle, t1)
         idx = desk.footage()
         if idx is None:
             return _err(404, "this kiosk records no footage", "本桌没有录像")
@@ -298,6 +324,7 @@ def register_review(app: FastAPI, desk: Any, *, rule: Callable[..., Any] | None 
     def _frame(t: float) -> tuple[Any, float] | None:
         if desk.offline:
             return desk.frame_at(t)
+        desk.settle(t)
         idx = desk.footage()
         return idx.frame_at(t) if idx is not None else None
 

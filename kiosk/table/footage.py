@@ -114,6 +114,7 @@ class FootageRecorder:
         #: segments the budget must not drop (the review desk: those of open disputes)
         self.keep = keep
         self.dropped: list[dict[str, Any]] = []
+        self._cut_asked = threading.Event()
 
     # ------------------------------------------------------------------ writing
     def write(self, t: float, image: np.ndarray, fps: float) -> bool:
@@ -134,8 +135,11 @@ class FootageRecorder:
         size = (int(image.shape[1]), int(image.shape[0]))
         w = self._writer
         if w is not None and (
-            size != tuple(self._seg["size"]) or t - self._seg["start_t"] >= self.segment_s
+            size != tuple(self._seg["size"])
+            or t - self._seg["start_t"] >= self.segment_s
+            or self._cut_asked.is_set()
         ):
+            self._cut_asked.clear()
             self._finish()
             w = None
         if w is None:
@@ -263,6 +267,12 @@ class FootageRecorder:
         if self.alarm is not None:
             self.alarm("footage", None, "")
 
+    def request_cut(self) -> None:
+        """From another thread (the review desk needs what was recorded up to now): the current
+        segment ends before the next frame, which starts a new one (the camera thread does it,
+        so the writer is never closed under it)."""
+        self._cut_asked.set()
+
     def cut(self) -> None:
         """End the current segment now (the camera is gone: the next frame starts a new one)."""
         self._finish()
@@ -298,6 +308,8 @@ WEB_SUFFIX = ".webm"
 MAX_CLIP_S = 1800.0
 #: the review desk's rendered clips, beside the segments (regenerable: the budget drops them first)
 CACHE_DIR = "review-cache"
+#: how many rendered clips the cache keeps (the newest)
+CACHE_KEEP = 100
 #: segments the disk budget dropped, one JSON line each (the review desk names them in the gaps)
 DROPPED = "dropped.jsonl"
 _NAME_T = re.compile(r"-t(\d+(?:\.\d+)?)(?:-\d+)?\.avi$")
@@ -668,7 +680,18 @@ class FootageIndex:
                     pass
             info = self.write_clip(t0, t1, out)
             meta.write_text(json.dumps(info), encoding="utf-8")
+        self._prune_cache()
         return out, info
+
+    def _prune_cache(self, keep: int = CACHE_KEEP) -> None:
+        """Only the ``keep`` newest rendered clips stay (they are made again when asked for)."""
+        try:
+            clips = sorted(self.cache.glob(f"clip-*{WEB_SUFFIX}"), key=lambda p: p.stat().st_mtime)
+            for old in clips[:-keep] if len(clips) > keep else []:
+                old.unlink(missing_ok=True)
+                old.with_suffix(".json").unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("review clip cache %s: %s", self.cache, exc)
 
     # ------------------------------------------------------------------ disk budget
     def usage_bytes(self) -> int:

@@ -78,3 +78,48 @@ def test_a_replayed_video_is_its_own_footage(tmp_path: Path) -> None:
     got = frames[13].astype(float)  # clip time 2.6 s = video time 6.6 s
     assert np.abs(got - demo_frame(6.6)).mean() < np.abs(got - demo_frame(8.0)).mean()
     assert index.web_clip(4.0, 8.0)[0] == path  # cached
+
+
+def test_the_desk_reads_the_segment_being_recorded(tmp_path: Path) -> None:
+    """A floor referee reviews a play of a minute ago: it lies in the segment the live camera is
+    still writing; the desk asks the recorder to end it (in the camera's thread) and reads it."""
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    from kiosk.review.routes import LiveDesk
+
+    rec = FootageRecorder(tmp_path / "footage", segment_s=600.0, reserve_mb=0.0)
+    stop = threading.Event()
+
+    def camera() -> None:
+        i = 0
+        while not stop.is_set():
+            rec.write(i / 10.0, np.full((48, 64, 3), (i * 3) % 250, np.uint8), 10.0)
+            i += 1
+            time.sleep(0.01)
+
+    th = threading.Thread(target=camera, daemon=True)
+    th.start()
+    try:
+        deadline = time.monotonic() + 20
+        while rec.frames < 40 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert rec.frames >= 40 and not rec.segments  # one long segment, still being written
+        source = SimpleNamespace(footage=rec, kind="camera")
+        worker = SimpleNamespace(
+            source=source, table="t1", store=SimpleNamespace(path=tmp_path / "k.db")
+        )
+        desk = LiveDesk(SimpleNamespace(info={}, worker=worker))
+        desk.settle(2.0)
+        assert len(rec.segments) == 1 and rec.segments[0]["end_t"] >= 2.0
+        index = desk.footage()
+        assert index is not None and index.folder == tmp_path / "footage"
+        loc = index.locate(2.0)
+        assert loc["segment"] == rec.segments[0]["file"] and loc["frame"] == 20
+        got = index.frame_at(2.0)
+        assert got is not None and abs(float(got[0].mean()) - 60.0) < 4
+    finally:
+        stop.set()
+        th.join(5)
+        rec.close()
