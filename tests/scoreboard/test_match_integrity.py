@@ -131,6 +131,8 @@ def test_close_round_with_pending_matches_needs_a_decision_each(server: Server) 
         )
         assert (st[4]["wins"], st[4]["level_diff"], st[3]["level_diff"]) == (1, 10, -10)
         assert st[5]["played"] == st[6]["played"] == 0 and st[5]["by_round"] == [None]
+        board = c.get(f"/scoreboard/{tid}").text  # the public page says how each was decided
+        assert "void 作废" in board and "as played 按已打成绩" in board and "forfeit 弃权" in board
 
         # Table 1 plays on after the decision: its events are kept under its match (the log is
         # the truth) but the decision stands.
