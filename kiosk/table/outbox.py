@@ -274,6 +274,10 @@ class Outbox:
     def _stamp(self, rows: list[tuple[int, str]]) -> list[tuple[int, str]]:
         """Rows with their match (``match_id``) added; rows of a segment without one are marked
         held and left out."""
+        # The rows were read before this scan: every match_ended at or below their seqs is known
+        # (an event and its outbox row are written in one transaction), so no row of a new
+        # match can be taken for one of the match before it.
+        self._scan()
         out: list[tuple[int, str]] = []
         held: list[int] = []
         for seq, text in rows:
