@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from kiosk.review.bundle import BundleError, open_bundle
+from tests.helpers_browser import CHROMIUM
 from tests.helpers_server import REPO, ServerProcess, free_port
 
 from .helpers import TABLE, get, kiosk_server, login, post, request
@@ -197,5 +198,28 @@ def test_open_serves_the_review_page_offline(table: dict[str, Any], tmp_path: Pa
         assert status == 200 and jpg[:2] == b"\xff\xd8"
         img = cv2.imdecode(np.frombuffer(jpg, np.uint8), cv2.IMREAD_COLOR)
         assert img.shape[:2] == (720, 1280)
+        if CHROMIUM is not None:  # the same page, offline: no PIN, the bundle's clip
+            _offline_page_seeks(proc.url, bomb["id"], loc["video"]["seek"])
     finally:
         proc.stop()
+
+
+def _offline_page_seeks(url: str, event_id: str, seek: float) -> None:
+    from .cdp import Browser
+
+    v = "document.getElementById('video')"
+    b = Browser()
+    try:
+        b.goto(url + "/review?lang=zh")
+        b.wait("document.querySelectorAll('.ev').length >= 14", "the bundle's events")
+        assert not b.js("document.getElementById('offline').hidden")
+        b.js(f"document.querySelector('.ev[data-id=\"{event_id}\"]').click(); 1")
+        b.wait(
+            f"{v}.getAttribute('data-seek') !== null && {v}.readyState >= 2 && !{v}.seeking", "seek"
+        )
+        assert b.js(f"{v}.currentTime") == pytest.approx(seek, abs=0.05)
+        # the bundle holds the detections of the disputed frame itself: drawn there
+        b.js(f"{v}.currentTime = {seek + 3.0}; 1")
+        b.wait("document.getElementById('overlay').getAttribute('data-cards') !== null", "frame")
+    finally:
+        b.close()
