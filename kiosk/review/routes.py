@@ -21,6 +21,8 @@ cannot send a header: the ``<video>`` element):
   ``action`` one of confirm, correct, void, foul_add, foul_remove: a NEW event through the
   referee's ``correction`` flow (or a foul observation), ``reason`` carrying the referee's name;
   a ``ruling`` note keeps name, reason and the events it made. Nothing is overwritten.
+* ``GET /api/review/rerun?deal=N`` - the deal's footage read again through the current
+  pipeline: where the log differs (kiosk.review.rerun); nothing is written.
 * ``GET /api/review/bundle?deal=N`` - the appeal bundle of a deal (kiosk.review.bundle).
 """
 
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import math
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -81,6 +84,7 @@ class LiveDesk:
         self.kiosk = kiosk
         self.worker = kiosk.worker
         self.table = self.worker.table
+        self._rerun_lock = threading.Lock()
 
     @property
     def folder(self) -> Path | None:
@@ -129,6 +133,42 @@ class LiveDesk:
         deadline = time.monotonic() + wait_s
         while len(rec.segments) == n and time.monotonic() < deadline:
             time.sleep(0.05)
+
+    def rerun(self, deal: int) -> dict[str, Any]:
+        """The deal's footage read again (kiosk.review.rerun); the log is not touched."""
+        from kiosk.review.rerun import rerun_deal
+
+        footage = self.footage()
+        if footage is None:
+            raise FootageError("this kiosk records no footage")
+        events = self.events()
+        d = rlog.deal_of(rlog.deals_view(events), deal)
+        start = next((e for e in d["events"] if e["type"] == "deal_started"), None)
+        logged = self.worker.store.observations()
+        cut = next(
+            (
+                lo.idx
+                for lo in logged
+                if start is not None and lo.obs.type == "deal_start" and lo.obs.t == start["t"]
+            ),
+            None,
+        )
+        prior = [lo.obs for lo in logged if cut is not None and lo.idx < cut]
+        if not self._rerun_lock.acquire(blocking=False):
+            raise RuntimeError("a re-read is running already: wait for it")
+        try:
+            return rerun_deal(
+                events,
+                footage,
+                deal=deal,
+                profile=self.worker.profile.name,
+                table=self.table,
+                prior=prior,
+                notes=self.notes(),
+                calibration=self.calibration,
+            )
+        finally:
+            self._rerun_lock.release()
 
     def keeps(self, seg: Any) -> bool:
         """Whether ``seg`` (a footage Segment) holds the moments of an open dispute."""
@@ -374,6 +414,29 @@ def register_review(app: FastAPI, desk: Any, *, rule: Callable[..., Any] | None 
             )
         status, out = await run_in_threadpool(rule, body)
         return JSONResponse(out, status_code=status)
+
+    @app.get("/api/review/rerun")
+    async def rerun(request: Request, deal: int) -> JSONResponse:
+        """The deal's footage read again through the current pipeline: where the log differs
+        (slow: the whole deal's frames). Nothing is written; a referee applies a difference as
+        a ruling."""
+        if (bad := denied(request)) is not None:
+            return bad
+        if desk.offline:
+            return _err(
+                409, "offline bundle: re-read the footage on the table kiosk", "离线包不能重新识别"
+            )
+        try:
+            report = await run_in_threadpool(desk.rerun, deal)
+        except LookupError as exc:
+            return _err(404, str(exc), f"记录中没有第 {deal} 副牌")
+        except FootageError as exc:
+            return _err(404, str(exc), "没有可重新识别的录像")
+        except RuntimeError as exc:
+            return _err(409, str(exc), "正在重新识别，请稍候")
+        except ValueError as exc:  # the pipeline could not read the footage (no markers, ...)
+            return _err(422, str(exc), "录像无法识别")
+        return JSONResponse(report)
 
     @app.get("/api/review/bundle")
     async def bundle(request: Request, deal: int) -> Response:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers_browser import CHROMIUM
 from vision.detector import DEFAULT_MODEL
 
 from .helpers import REPO, TABLE, get, kiosk_server, login, post
@@ -37,6 +38,18 @@ def test_rerun_lists_the_difference_and_changes_nothing(tmp_path: Path) -> None:
             h,
         )
         assert status == 200, out
+        # the same re-read on the kiosk (the page's button): nothing written
+        n = len(get(proc.url + "/api/events", h)[1])
+        status, rep = get(proc.url + "/api/review/rerun?deal=1", h)
+        assert status == 200, rep
+        hit = [d for d in rep["differences"] if d["kind"] == "changed"]
+        assert (
+            hit and hit[0]["log"][0]["cards"] == ["D8"] and hit[0]["reread"][0]["cards"] == ["D7"]
+        )
+        assert len(get(proc.url + "/api/events", h)[1]) == n
+        assert get(proc.url + "/api/review/rerun?deal=3", h)[0] == 404
+        if CHROMIUM is not None:
+            _page_offers_the_difference_as_a_correction(proc.url, h["X-Referee-Token"])
     finally:
         proc.stop()
     db = tmp_path / "k.db"
@@ -60,3 +73,25 @@ def test_rerun_lists_the_difference_and_changes_nothing(tmp_path: Path) -> None:
         cwd=REPO, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert r.returncode == 2 and "deal 4 is not in this table's log" in r.stderr
+
+
+def _page_offers_the_difference_as_a_correction(url: str, token: str) -> None:
+    from .cdp import Browser
+
+    b = Browser()
+    try:
+        b.goto(url + f"/review?lang=en&token={token}")
+        b.wait("document.querySelectorAll('.ev').length >= 14", "the deal's events")
+        b.js("document.getElementById('rerun').click(); 1")
+        b.wait("!!document.querySelector('#diffs button.use')", "the re-read's differences", 180)
+        b.js("document.querySelector('#diffs button.use').click(); 1")
+        b.wait(
+            "document.querySelector('.seatbtn.on') && !document.getElementById('grid').hidden",
+            "form",
+        )
+        assert b.js("document.querySelector('.seatbtn.on').getAttribute('data-seat')") == "E"
+        picked = b.js("[].map.call(document.querySelectorAll('#picked svg'), s => s.dataset.card)")
+        assert picked == ["D7"]
+        assert "D7" in b.js("document.getElementById('reason').value")
+    finally:
+        b.close()

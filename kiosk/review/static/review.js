@@ -18,7 +18,12 @@
       need: "请填写裁判姓名和理由", done: "裁决已记录（新事件 {n} 条）", noted: "已确认（记录在案）",
       pick_seat: "请选择座位", pick_kind: "犯规类型", offline_rule: "离线申诉包：裁决请在该桌终端上作出",
       wrongpin: "密码错误", frame: "画面 t={t} 秒", nodet: "无识别：{w}", rule_on: "裁决对象：",
-      ruled: "{r} 裁决 {a}：{why}", corr: "更正（替换第 {s} 条）：{why}", cards_none: "未选牌 = 过"
+      ruled: "{r} 裁决 {a}：{why}", corr: "更正（替换第 {s} 条）：{why}", cards_none: "未选牌 = 过",
+      rerun: "重新识别录像", diffs: "重新识别的差异", rerunning: "正在用当前模型重新识别本副录像……（需要一些时间）",
+      rerun_sum: "记录 {a} 条，重新识别 {b} 条，差异 {n} 处；记录未改动（裁判可把差异作为裁决）",
+      changed: "不一致", not_seen_again: "录像中未再识别到", new_in_footage: "录像中多出",
+      log: "记录", reread: "重新识别", use: "作为更正裁决", neargap: "（靠近录像缺口）",
+      reread_reason: "重新识别录像显示"
     },
     en: {
       title: "Dispute review", offline: "offline appeal bundle", bundle: "Appeal bundle", logout: "Log out",
@@ -35,7 +40,13 @@
       noted: "confirmed (noted)", pick_seat: "choose the seat", pick_kind: "foul kind",
       offline_rule: "offline appeal bundle: rulings are made on the table kiosk",
       wrongpin: "wrong PIN", frame: "frame t={t} s", nodet: "no detections: {w}", rule_on: "Ruling on: ",
-      ruled: "{r} ruled {a}: {why}", corr: "correction (replaces #{s}): {why}", cards_none: "no cards = a pass"
+      ruled: "{r} ruled {a}: {why}", corr: "correction (replaces #{s}): {why}", cards_none: "no cards = a pass",
+      rerun: "Re-read footage", diffs: "Re-read differences",
+      rerunning: "re-reading this deal's footage with the current model... (this takes a while)",
+      rerun_sum: "{a} events in the log, {b} re-read, {n} differences; the log is unchanged (a referee may apply a difference as a ruling)",
+      changed: "differs", not_seen_again: "not seen in the footage", new_in_footage: "new in the footage",
+      log: "log", reread: "re-read", use: "Use as correction", neargap: "(near a footage gap)",
+      reread_reason: "the footage re-read shows"
     }
   };
   var FOULS = ["out_of_turn", "exposed_card", "illegal_play", "slow_play", "card_count", "wrong_tribute", "duplicate_card"];
@@ -103,6 +114,7 @@
       S.deal = d; S.dealNo = n;
       Array.prototype.forEach.call(document.querySelectorAll(".deal"), function (b) { b.classList.toggle("on", Number(b.getAttribute("data-deal")) === n); });
       var b = $("bundle"); b.hidden = false;
+      $("rerun").hidden = S.offline; $("diffbox").hidden = true;
       b.href = "/api/review/bundle?deal=" + n + (token ? "&token=" + encodeURIComponent(token) : "");
       renderEvents(); renderRulings();
       if (S.sel) {
@@ -292,7 +304,48 @@
     Array.prototype.forEach.call(document.querySelectorAll(".act[data-action]"), function (b) { b.classList.remove("on"); });
   }
 
+  // ---------------------------------------------------------------- re-read
+  function sideHTML(list) {
+    return list.length ? list.map(function (e) {
+      var seq = e.seq != null ? "#" + e.seq + " " : "";
+      return esc(seq + mmss(e.t) + " " + (e.seat || "") + " ") +
+        (e.type === "play" ? cardsHTML(e.cards, 22) : esc(tr(e.type)));
+    }).join("; ") : "-";
+  }
+  function rerun() {
+    var n = S.dealNo;
+    say(tr("rerunning"), true);
+    $("rerun").disabled = true;
+    api("/api/review/rerun?deal=" + n).then(function (r) {
+      S.diffs = r.differences;
+      $("diffbox").hidden = false;
+      $("diffsum").textContent = tr("rerun_sum", { a: r.log_events, b: r.reread_events, n: r.differences.length });
+      $("diffs").innerHTML = r.differences.map(function (d, i) {
+        var use = d.kind === "changed" && d.log.length === 1 && d.reread.length === 1 && d.log[0].type === "play" ?
+          ' <button type="button" class="act use" data-diff="' + i + '">' + esc(tr("use")) + "</button>" : "";
+        return '<li class="diff" data-kind="' + esc(d.kind) + '"><b>' + esc(tr(d.kind)) + "</b> " + esc(tr("log")) + ": " +
+          sideHTML(d.log) + " | " + esc(tr("reread")) + ": " + sideHTML(d.reread) + (d.near_gap ? " " + esc(tr("neargap")) : "") + use + "</li>";
+      }).join("");
+      say("");
+    }).catch(function (err) { say(err.message); }).then(function () { $("rerun").disabled = false; });
+  }
+  function useDiff(i) {
+    var d = S.diffs[i], ev = d.log[0], again = d.reread[0];
+    return choose(ev.id).then(function () {
+      setAction("correct");
+      S.seat = again.seat; seatMarks();
+      S.picked = {}; S.order = [];
+      (again.cards || []).forEach(function (c) { S.picked[c] = (S.picked[c] || 0) + 1; if (S.order.indexOf(c) < 0) S.order.push(c); });
+      renderGrid();
+      if (!$("reason").value) $("reason").value = tr("reread_reason") + " " + (again.cards || []).join(" ");
+    });
+  }
+
   // ---------------------------------------------------------------- wiring
+  $("rerun").addEventListener("click", rerun);
+  $("diffs").addEventListener("click", function (ev) {
+    var b = ev.target.closest("button[data-diff]"); if (b) useDiff(Number(b.getAttribute("data-diff")));
+  });
   $("deals").addEventListener("click", function (ev) {
     var b = ev.target.closest(".deal"); if (b) loadDeal(Number(b.getAttribute("data-deal")));
   });
