@@ -486,7 +486,10 @@ def make_ruler(desk: LiveDesk) -> Callable[[RulingIn], tuple[int, dict[str, Any]
 
     def rule(body: RulingIn) -> tuple[int, dict[str, Any]]:
         if body.action not in rlog.ACTIONS:
-            return 422, {"detail": f"action {body.action!r}: one of {', '.join(rlog.ACTIONS)}"}
+            return 422, {
+                "detail": f"action {body.action!r}: one of {', '.join(rlog.ACTIONS)}",
+                "zh": "裁决类型无效",
+            }
         referee, reason = body.referee.strip(), body.reason.strip()
         if not referee or not reason:
             return 422, {
@@ -497,7 +500,10 @@ def make_ruler(desk: LiveDesk) -> Callable[[RulingIn], tuple[int, dict[str, Any]
         evs = desk.events()
         ev = next((e for e in evs if e["id"] == body.event_id), None)
         if ev is None and body.action != "foul_add":
-            return 404, {"detail": f"no event {body.event_id!r} in this table's log"}
+            return 404, {
+                "detail": f"no event {body.event_id!r} in this table's log",
+                "zh": "记录中没有该事件",
+            }
         if (
             ev is not None
             and ev["type"] != "correction"
@@ -524,13 +530,19 @@ def make_ruler(desk: LiveDesk) -> Callable[[RulingIn], tuple[int, dict[str, Any]
         elif body.action in ("void", "foul_remove"):
             assert ev is not None
             if body.action == "foul_remove" and ev["type"] != "foul":
-                return 422, {"detail": f"event {ev['seq']} is a {ev['type']}, not a foul"}
+                return 422, {
+                    "detail": f"event {ev['seq']} is a {ev['type']}, not a foul",
+                    "zh": "该事件不是犯规，无法撤销犯规",
+                }
             raw = {"type": "correction", "replaces": ev["id"], "reason": signed, "referee": referee}
         elif body.action == "correct":
             assert ev is not None
             seat = body.seat or ev.get("seat")
             if seat not in ("N", "E", "S", "W"):
-                return 422, {"detail": "correct: give the seat that played (N, E, S or W)"}
+                return 422, {
+                    "detail": "correct: give the seat that played (N, E, S or W)",
+                    "zh": "更正：请选择出牌的座位",
+                }
             cards = body.cards
             empty = not cards or (isinstance(cards, str) and not cards.strip())
             obs: dict[str, Any] = (
@@ -550,22 +562,32 @@ def make_ruler(desk: LiveDesk) -> Callable[[RulingIn], tuple[int, dict[str, Any]
         else:  # foul_add
             kind = body.kind or ""
             if kind not in FOUL_KINDS:
-                return 422, {"detail": f"foul kind {kind!r}: one of {', '.join(FOUL_KINDS)}"}
+                return 422, {
+                    "detail": f"foul kind {kind!r}: one of {', '.join(FOUL_KINDS)}",
+                    "zh": "请选择犯规类型",
+                }
             seat = body.seat or (ev or {}).get("seat")
             if seat not in ("N", "E", "S", "W"):
-                return 422, {"detail": f"{kind}: give the seat that committed it"}
+                return 422, {
+                    "detail": f"{kind}: give the seat that committed it",
+                    "zh": "请选择犯规的座位",
+                }
             raw = {"type": "foul", "seat": seat, "kind": kind, "detail": signed}
         made: list[dict[str, Any]] = []
         if raw is not None:
             try:
                 made = [e.to_json() for e in w.submit("referee", raw)]
             except (ActionError, ObservationError) as exc:
-                return 422, {"detail": str(exc)}
+                return 422, {"detail": str(exc), "zh": f"裁判无法接受该裁决：{exc}"}
             except TimeoutError:
                 return 503, {"detail": "the kiosk is busy: try again", "zh": "终端忙，请重试"}
             ignored = [e for e in made if e["type"] == "notice"]
             if ignored and len(ignored) == len(made):
-                return 409, {"detail": ignored[0].get("detail"), "events": made}
+                return 409, {
+                    "detail": ignored[0].get("detail"),
+                    "zh": f"裁判未采用该裁决：{ignored[0].get('detail')}",
+                    "events": made,
+                }
         note = {
             "event_id": body.event_id or None,
             "action": body.action,
@@ -578,7 +600,10 @@ def make_ruler(desk: LiveDesk) -> Callable[[RulingIn], tuple[int, dict[str, Any]
         try:
             w.note("ruling", note)
         except ActionError as exc:
-            return 503, {"detail": f"the ruling's events are logged, its note is not: {exc}"}
+            return 503, {
+                "detail": f"the ruling's events are logged, its note is not: {exc}",
+                "zh": "裁决事件已记录，但备注未能写入（磁盘满？）",
+            }
         return 200, {"ok": True, "ruling": note, "events": made}
 
     return rule

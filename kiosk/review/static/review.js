@@ -23,7 +23,7 @@
       rerun_sum: "记录 {a} 条，重新识别 {b} 条，差异 {n} 处；记录未改动（裁判可把差异作为裁决）",
       changed: "不一致", not_seen_again: "录像中未再识别到", new_in_footage: "录像中多出",
       log: "记录", reread: "重新识别", use: "作为更正裁决", neargap: "（靠近录像缺口）",
-      reread_reason: "重新识别录像显示"
+      reread_reason: "重新识别录像显示", noclip: "录像片段无法播放"
     },
     en: {
       title: "Dispute review", offline: "offline appeal bundle", bundle: "Appeal bundle", logout: "Log out",
@@ -46,7 +46,7 @@
       rerun_sum: "{a} events in the log, {b} re-read, {n} differences; the log is unchanged (a referee may apply a difference as a ruling)",
       changed: "differs", not_seen_again: "not seen in the footage", new_in_footage: "new in the footage",
       log: "log", reread: "re-read", use: "Use as correction", neargap: "(near a footage gap)",
-      reread_reason: "the footage re-read shows"
+      reread_reason: "the footage re-read shows", noclip: "the clip could not be played"
     }
   };
   var FOULS = ["out_of_turn", "exposed_card", "illegal_play", "slow_play", "card_count", "wrong_tribute", "duplicate_card"];
@@ -178,7 +178,7 @@
       if (video.getAttribute("data-url") === v.url && video.readyState >= 1) { resolve(); return; }
       video.setAttribute("data-url", v.url);
       video.onloadedmetadata = function () { video.onloadedmetadata = null; video.onerror = null; resolve(); };
-      video.onerror = function () { reject(new Error("the clip could not be played")); };
+      video.onerror = function () { reject(new Error(tr("noclip"))); };
       video.src = v.url;
       video.load();
     });
