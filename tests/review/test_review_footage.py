@@ -78,6 +78,18 @@ def test_a_replayed_video_is_its_own_footage(tmp_path: Path) -> None:
     got = frames[13].astype(float)  # clip time 2.6 s = video time 6.6 s
     assert np.abs(got - demo_frame(6.6)).mean() < np.abs(got - demo_frame(8.0)).mean()
     assert index.web_clip(4.0, 8.0)[0] == path  # cached
+    # the desk of a kiosk replaying that file finds it as its footage
+    from types import SimpleNamespace
+
+    from kiosk.review.routes import LiveDesk
+
+    source = SimpleNamespace(kind="video", spec=f"file:{DEMO}")
+    store = SimpleNamespace(path=tmp_path / "kiosk.db")
+    desk = LiveDesk(
+        SimpleNamespace(info={}, worker=SimpleNamespace(source=source, table="t", store=store))
+    )
+    found = desk.footage()
+    assert found is not None and found.video == DEMO and found.cache == tmp_path / "kiosk-review"
 
 
 def test_the_desk_reads_the_segment_being_recorded(tmp_path: Path) -> None:
