@@ -20,7 +20,7 @@ from tests.helpers_browser import CHROMIUM, FLAGS
 class Browser:
     def __init__(self, size: str = "1280,900") -> None:
         assert CHROMIUM is not None
-        self._profile = tempfile.TemporaryDirectory(prefix="gd-cdp-")
+        self._profile = tempfile.TemporaryDirectory(prefix="gd-cdp-", ignore_cleanup_errors=True)
         to_r, to_w = os.pipe()
         from_r, from_w = os.pipe()
         # out of the way of fds 3 and 4, so the child's dup2 cannot clobber one with the other
