@@ -803,6 +803,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from kiosk.scoreboard.pages import register_pages
 
     register_pages(app)
+    from kiosk.scoreboard.hall import register_health
+
+    register_health(app)
 
     @app.get("/", include_in_schema=False)
     def root() -> RedirectResponse:

@@ -220,3 +220,16 @@ class EventRow(Base):
     #: sha256 of the canonical JSON: an identical retry is recognised without comparing bodies.
     digest: Mapped[str] = mapped_column(String(64))
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class TableHealth(Base):
+    """One hall-health report of a table's kiosk (``kiosk/scoreboard/health.py``), kept for
+    ``Settings.health_keep_s`` seconds. ``received_at`` is the scoreboard's clock."""
+
+    __tablename__ = "table_health"
+    __table_args__ = (Index("ix_table_health_table_id", "table_id", "id"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("game_table.id", ondelete="CASCADE"))
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    body: Mapped[dict[str, object]] = mapped_column(JSON)

@@ -9,6 +9,7 @@ from pathlib import Path
 ENV_DB = "GUANDAN_SCOREBOARD_DB"
 ENV_ADMIN_KEY = "GUANDAN_SCOREBOARD_ADMIN_KEY"
 ENV_STANDINGS_INTERVAL = "GUANDAN_SCOREBOARD_PUSH_INTERVAL"
+ENV_HEALTH_KEEP = "GUANDAN_SCOREBOARD_HEALTH_KEEP_H"
 
 
 class SettingsError(ValueError):
@@ -57,6 +58,8 @@ class Settings:
     migrate: bool = True
     #: Minimum seconds between two standings pushes on the live stream.
     push_interval: float = 0.5
+    #: Seconds of hall-health reports kept per table (older ones are dropped as new ones come).
+    health_keep_s: float = 6 * 3600.0
 
     @classmethod
     def from_env(cls, db: str | None = None, admin_key: str | None = None) -> Settings:
@@ -69,7 +72,22 @@ class Settings:
             raise SettingsError(
                 f"{ENV_STANDINGS_INTERVAL}={interval_raw!r} is not a number of seconds"
             ) from None
-        return cls(db_url=normalise_db_url(raw_db), admin_key=key, push_interval=interval)
+        keep_raw = os.environ.get(ENV_HEALTH_KEEP, "6")
+        try:
+            keep_h = float(keep_raw)
+        except ValueError:
+            keep_h = -1.0
+        if not 0.01 <= keep_h <= 24 * 366:
+            raise SettingsError(
+                f"{ENV_HEALTH_KEEP}={keep_raw!r}: give the hours of hall-health history to keep "
+                "(0.01 to 8784)"
+            )
+        return cls(
+            db_url=normalise_db_url(raw_db),
+            admin_key=key,
+            push_interval=interval,
+            health_keep_s=keep_h * 3600.0,
+        )
 
     @property
     def is_sqlite(self) -> bool:

@@ -65,7 +65,7 @@ def build_kiosk(
 
         standings = StandingsFeed(scoreboard, table, tournament=tournament)
     info = {"pin_generated": not (pin or os.environ.get(ENV_PIN)), "pin": pin_text}
-    return Kiosk(
+    kiosk = Kiosk(
         store=store,
         worker=worker,
         pin=gate,
@@ -74,6 +74,11 @@ def build_kiosk(
         standings=standings,
         info=info,
     )
+    if scoreboard and token:  # hall health: a report every few seconds beside the outbox
+        from kiosk.table.health import attach_health
+
+        attach_health(kiosk, scoreboard, token, table=table)
+    return kiosk
 
 
 def attach_buttons(kiosk: Kiosk, spec: Any) -> Any:
