@@ -128,6 +128,11 @@ def _overlay_fields(snap: dict[str, Any]) -> dict[str, Any]:
         "last_match",
         "seating",
         "report_threshold",
+        "foul_limit",
+        "tribute",
+        "shot_clock",
+        "now_t",
+        "rate",
     )
     return {k: snap.get(k) for k in keep}
 

@@ -8,27 +8,44 @@
 * ``/overlay/table``, ``/overlay/ticker`` - OBS browser-source pages (kiosk/overlay).
 
 API (JSON): ``GET /api/state``, ``GET /api/stream`` (SSE: ``state`` on connect and on every
-change), ``POST /api/seat/{seat}/pass``, ``POST /api/referee/login`` ``{pin}`` ->
+change), ``POST /api/seat/{seat}/pass`` (only from a paired screen, see below, or in referee
+mode), ``POST /api/referee/login`` ``{pin}`` ->
 ``{token}`` (rate-limited: ``max_tries`` wrong PINs lock referee mode for ``lockout_s``,
 doubling on each further lockout; the lockout survives a restart), then with
 ``X-Referee-Token``: ``confirm``, ``void``, ``correct``, ``foul``, ``deal/start``, ``deal/end``,
-``seating``,
-``logout``.
+``seating``, ``pair`` / ``pairings`` / ``unpair``, ``logout``.
+
+Who may press: a change of the game state comes only from the table's own screen, the seat
+buttons (hardware, not HTTP) or referee mode. A screen is *paired*: it sends
+``X-Table-Pairing: TOKEN``. The kiosk's own screen (a browser on the kiosk itself, i.e. a
+loopback client) gets the kiosk's local token inlined in the page and from
+``POST /api/pairing/local``; any other device (a table tablet on the venue's Wi-Fi) is paired at
+set-up in referee mode (``POST /api/referee/pair`` -> a token the device keeps; the log keeps only
+its hash, so a restart keeps the pairing). The overlay, the state and the stream stay open.
+
+Every string a person reads comes from one catalogue, ``static/i18n.json`` (``{key: {zh, en}}``,
+Chinese the default), inlined into the pages as ``window.GD_I18N``; error answers carry
+``detail`` (English), ``detail_zh`` and a ``code``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import json
+import re
 import secrets
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, Header, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
@@ -43,6 +60,86 @@ from kiosk.table.worker import SEATS, ActionError, TableWorker
 HERE = Path(__file__).parent
 #: the referee session token (from POST /api/referee/login), sent as a header
 Token = Annotated[str | None, Header(alias="X-Referee-Token")]
+#: the screen's pairing token (from the page, ``POST /api/pairing/local`` or ``/api/referee/pair``)
+Pairing = Annotated[str | None, Header(alias="X-Table-Pairing")]
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+CATALOGUE = HERE / "static" / "i18n.json"
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> dict[str, dict[str, str]]:
+    """The string catalogue ``{key: {"zh": ..., "en": ...}}`` shared by the pages and the server."""
+    data: dict[str, dict[str, str]] = json.loads(CATALOGUE.read_text(encoding="utf-8"))
+    return data
+
+
+def say(key: str, **params: Any) -> dict[str, str]:
+    """The catalogue's entry ``key`` with ``{name}`` filled in, in both languages."""
+    entry = catalogue()[key]
+    return {lang: entry[lang].format(**params) for lang in ("en", "zh")}
+
+
+def is_loopback(host: str | None) -> bool:
+    return bool(host) and (host in LOOPBACK or str(host).startswith("127."))
+
+
+class ScreenPairing:
+    """The screens allowed to press (pass) for this table.
+
+    ``local_token`` belongs to the kiosk's own screen (a browser on the kiosk: a loopback
+    client gets it with the page); it is new at each start, and the page fetches the new one
+    when its old one is refused. Other devices are paired in referee mode: a random token for
+    the device to keep, of which the log's notes keep only the SHA-256 (``pairing`` /
+    ``unpairing``), so a restart keeps the pairings and a copy of the log does not give one."""
+
+    def __init__(self, store: EventLog | None = None) -> None:
+        self.store = store
+        self.local_token = secrets.token_urlsafe(24)
+        self.devices: dict[str, dict[str, Any]] = {}  # sha256 -> {id, name, at}
+        if store is not None:
+            for at, kind, body in store.notes():
+                if kind == "pairing" and body.get("hash"):
+                    self.devices[str(body["hash"])] = {
+                        "id": str(body.get("id")),
+                        "name": str(body.get("name", "")),
+                        "at": at,
+                    }
+                elif kind == "unpairing":
+                    gone = str(body.get("id"))
+                    self.devices = {h: d for h, d in self.devices.items() if d["id"] != gone}
+
+    @staticmethod
+    def _hash(token: str) -> str:
+        return hashlib.sha256(token.encode()).hexdigest()
+
+    def pair(self, name: str) -> tuple[str, dict[str, Any]]:
+        """A new paired device: (its token, its record)."""
+        token = secrets.token_urlsafe(24)
+        dev = {"id": secrets.token_hex(4), "name": name, "at": time.time()}
+        if self.store is not None:
+            self.store.note("pairing", {"hash": self._hash(token), "id": dev["id"], "name": name})
+        self.devices[self._hash(token)] = dev
+        return token, dev
+
+    def unpair(self, device_id: str) -> bool:
+        if not any(d["id"] == device_id for d in self.devices.values()):
+            return False
+        if self.store is not None:
+            self.store.note("unpairing", {"id": device_id})
+        self.devices = {h: d for h, d in self.devices.items() if d["id"] != device_id}
+        return True
+
+    def check(self, token: str | None) -> str | None:
+        """The paired screen's name for ``token`` (the local screen: ``local``), else None."""
+        if not token:
+            return None
+        if hmac.compare_digest(token.encode(), self.local_token.encode()):
+            return "local"
+        dev = self.devices.get(self._hash(token))
+        return str(dev["name"]) if dev is not None else None
+
+    def listing(self) -> list[dict[str, Any]]:
+        return sorted(self.devices.values(), key=lambda d: d["at"])
 
 
 class PinGate:
@@ -88,10 +185,7 @@ class PinGate:
         now = time.time()
         if now < self.locked_until:
             wait = int(self.locked_until - now) + 1
-            return 429, {
-                "detail": f"too many wrong PINs: referee mode is locked for {wait} s more",
-                "retry_after": wait,
-            }
+            return 429, {**_said("err.pin_locked", wait=wait), "retry_after": wait}
         if hmac.compare_digest(pin.encode(), self._pin):
             self.fails = 0
             if self.store is not None:
@@ -104,12 +198,9 @@ class PinGate:
         self._count_fail(now)
         if now < self.locked_until:
             wait = int(self.locked_until - now) + 1
-            return 429, {
-                "detail": f"wrong PIN; too many wrong PINs: referee mode is locked for {wait} s",
-                "retry_after": wait,
-            }
+            return 429, {**_said("err.pin_wrong_locked", wait=wait), "retry_after": wait}
         left = self.max_tries - self.fails
-        return 401, {"detail": f"wrong PIN: {left} tries left before a lockout", "tries_left": left}
+        return 401, {**_said("err.pin_wrong", left=left), "tries_left": left}
 
     def check(self, token: str | None) -> bool:
         if not token:
@@ -133,6 +224,12 @@ class Kiosk:
     overlay_delay: float = 0.0
     standings: Any = None  # kiosk.overlay.feed.StandingsFeed
     info: dict[str, Any] = field(default_factory=dict)
+    #: the screens that may press for this table (default: from the log's notes)
+    pairing: ScreenPairing | None = None
+
+    def __post_init__(self) -> None:
+        if self.pairing is None:
+            self.pairing = ScreenPairing(self.store)
 
     def start(self) -> None:
         if self.outbox is not None:
@@ -185,6 +282,16 @@ class DealIn(BaseModel):
     level: str | None = None
 
 
+class PairIn(BaseModel):
+    name: str = Field(
+        min_length=1, max_length=60, description="what the device is, e.g. 'table 3 tablet'"
+    )
+
+
+class UnpairIn(BaseModel):
+    id: str = Field(min_length=1, max_length=40, description="the device id from GET pairings")
+
+
 class SeatingIn(BaseModel):
     N: str = Field(default="", max_length=60)
     E: str = Field(default="", max_length=60)
@@ -192,15 +299,44 @@ class SeatingIn(BaseModel):
     W: str = Field(default="", max_length=60)
 
 
-def inline_state(page: Path, state: Any) -> str:
-    """The page with ``window.GD_STATE`` set to ``state`` (JSON, safe inside <script>)."""
-    data = json.dumps(state, ensure_ascii=False).replace("</", "<\\/")
+def _js(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
+
+
+def inline_state(page: Path, state: Any, **extra: Any) -> str:
+    """The page with ``window.GD_STATE`` set to ``state`` and ``window.GD_I18N`` to the string
+    catalogue (JSON, safe inside <script>); each ``extra`` becomes ``window.GD_<NAME>``."""
     html = page.read_text(encoding="utf-8")
-    return html.replace("<!--STATE-->", f"<script>window.GD_STATE = {data};</script>", 1)
+    js = f"window.GD_STATE = {_js(state)};window.GD_I18N = {_js(catalogue())};"
+    for k, v in extra.items():
+        js += f"window.GD_{k.upper()} = {_js(v)};"
+    return html.replace("<!--STATE-->", f"<script>{js}</script>", 1)
 
 
-def _err(status: int, detail: str) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=status)
+def _said(key: str, **params: Any) -> dict[str, str]:
+    """An error body: ``detail`` (English), ``detail_zh``, ``code`` (the catalogue key)."""
+    text = say(key, **params)
+    return {"detail": text["en"], "detail_zh": text["zh"], "code": key}
+
+
+def _err(status: int, key: str, **params: Any) -> JSONResponse:
+    return JSONResponse(_said(key, **params), status_code=status)
+
+
+#: engine and worker messages -> catalogue keys (the English detail is kept in ``{detail}``)
+_REFUSALS = (
+    (re.compile(r"disk full"), "err.disk_full"),
+    (re.compile(r"recording is stopped"), "err.recording_stopped"),
+    (re.compile(r"card|token|rank|suit", re.I), "err.bad_cards"),
+    (re.compile(r"order", re.I), "err.bad_order"),
+)
+
+
+def _refused(exc: Exception) -> JSONResponse:
+    """A screen or referee action the worker or the rules refused (422), in both languages."""
+    detail = str(exc)
+    key = next((k for rx, k in _REFUSALS if rx.search(detail)), "err.refused")
+    return _err(422, key, detail=detail)
 
 
 def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
@@ -220,11 +356,27 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
     app = FastAPI(title="guandan-kiosk table", version="1", lifespan=lifespan)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="table-static")
     w = kiosk.worker
+    assert kiosk.pairing is not None
+    pairs: ScreenPairing = kiosk.pairing
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        what = "; ".join(
+            f"{'.'.join(str(x) for x in e.get('loc', ()) if x != 'body') or 'body'}: {e.get('msg')}"
+            for e in exc.errors()
+        )
+        body = _said("err.bad_request", detail=what)
+        return JSONResponse({**body, "errors": jsonable_encoder(exc.errors())}, status_code=422)
 
     @app.get("/", include_in_schema=False)
-    def screen() -> HTMLResponse:
-        """The screen, with the full state inlined (first paint without a round trip)."""
-        return HTMLResponse(inline_state(HERE / "static" / "screen.html", w.snapshot()))
+    def screen(request: Request) -> HTMLResponse:
+        """The screen, with the full state inlined (first paint without a round trip). A
+        browser on the kiosk itself (loopback) is the table's own screen: it gets the local
+        pairing with the page; any other device shows the table read-only until paired."""
+        local = is_loopback(request.client.host if request.client else None)
+        pairing = {"local": local, "token": pairs.local_token if local else None}
+        page = HERE / "static" / "screen.html"
+        return HTMLResponse(inline_state(page, w.snapshot(), pairing=pairing))
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
@@ -262,21 +414,55 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
-    async def _submit(origin: str, raw: dict[str, Any]) -> JSONResponse:
+    async def _submit(
+        origin: str, raw: dict[str, Any], *, wants: tuple[str, ...] = ()
+    ) -> JSONResponse:
+        """Feed ``raw`` to the referee. ``wants``: event types of which one must come out, else
+        the answer is 409 with the referee's notices (e.g. a foul marked between deals)."""
         try:
             evs = await run_in_threadpool(w.submit, origin, raw)
         except (ActionError, ObservationError) as exc:
-            return _err(422, str(exc))
+            return _refused(exc)
         except TimeoutError:
-            return _err(503, "the kiosk is busy (recording stopped?): try again")
+            return _err(503, "err.busy")
+        if wants and not any(e.type in wants for e in evs):
+            said = "; ".join(str(e.data.get("detail", "")) for e in evs if e.type == "notice")
+            d = w.referee.state.deal
+            live = d is not None and not d.over and not w.referee.state.match_over
+            key = "err.not_recorded" if live else "err.no_deal"
+            body = _said(key, detail=said or "-")
+            return JSONResponse({**body, "events": [e.to_json() for e in evs]}, status_code=409)
         return JSONResponse({"events": [e.to_json() for e in evs]})
 
     @app.post("/api/seat/{seat}/pass")
-    async def seat_pass(seat: str) -> JSONResponse:
-        """A pass signalled on the screen (the seat buttons do the same)."""
+    async def seat_pass(
+        seat: str, x_table_pairing: Pairing = None, x_referee_token: Token = None
+    ) -> JSONResponse:
+        """A pass signalled on the table's paired screen or in referee mode (the seat buttons
+        do the same without HTTP). Anyone else gets 403 ``err.not_paired``."""
+        by = pairs.check(x_table_pairing)
+        if by is None and not kiosk.pin.check(x_referee_token):
+            return _err(403, "err.not_paired", table=w.table)
         if seat not in SEATS:
-            return _err(422, f"seat {seat!r}: one of N, E, S, W")
-        return await _submit("screen", {"type": "pass", "seat": seat})
+            return _err(422, "err.bad_seat", seat=seat)
+        return await _submit(
+            "screen" if by is not None else "referee", {"type": "pass", "seat": seat}
+        )
+
+    @app.get("/api/pairing")
+    def pairing_status(request: Request, x_table_pairing: Pairing = None) -> dict[str, Any]:
+        """Is this screen paired (``paired``: its name, or null)? ``local``: it is the kiosk's
+        own screen (a loopback client), which can fetch the local pairing itself."""
+        local = is_loopback(request.client.host if request.client else None)
+        return {"paired": pairs.check(x_table_pairing), "local": local, "table": w.table}
+
+    @app.post("/api/pairing/local")
+    def pairing_local(request: Request) -> JSONResponse:
+        """The local pairing, for the kiosk's own screen only (a loopback client): the page
+        asks for it when the kiosk restarted since it was loaded."""
+        if not is_loopback(request.client.host if request.client else None):
+            return _err(403, "err.not_local")
+        return JSONResponse({"token": pairs.local_token, "name": "local"})
 
     # ------------------------------------------------------------------ referee mode
     @app.post("/api/referee/login")
@@ -287,7 +473,7 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
 
     def _auth(token: str | None) -> JSONResponse | None:
         if not kiosk.pin.check(token):
-            return _err(401, "referee mode: log in with the PIN first (POST /api/referee/login)")
+            return _err(401, "err.login_first")
         return None
 
     def _known(event_id: str) -> bool:
@@ -308,12 +494,12 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
             return bad
         ev = next((e for e in w.events if e.id == body.event_id), None)
         if ev is None:
-            return _err(404, f"no event {body.event_id!r} in this table's log")
+            return _err(404, "err.no_event", event=body.event_id)
         done = {str(b.get("id")) for _a, _k, b in w.store.notes("confirm")}
         try:
             await run_in_threadpool(w.note, "confirm", {"id": body.event_id})
         except ActionError as exc:
-            return _err(503, str(exc))
+            return _refused(exc)
         if ev.type == "foul" and ev.data.get("review") and body.event_id not in done:
             return await _submit(
                 "referee",
@@ -333,7 +519,7 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
         if (bad := _auth(x_referee_token)) is not None:
             return bad
         if not _known(body.event_id):
-            return _err(404, f"no event {body.event_id!r} in this table's log")
+            return _err(404, "err.no_event", event=body.event_id)
         return await _submit("referee", {"type": "correction", "replaces": body.event_id})
 
     @app.post("/api/referee/correct")
@@ -342,7 +528,7 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
         if (bad := _auth(x_referee_token)) is not None:
             return bad
         if not _known(body.event_id):
-            return _err(404, f"no event {body.event_id!r} in this table's log")
+            return _err(404, "err.no_event", event=body.event_id)
         cards = body.cards
         empty = not cards or (isinstance(cards, str) and not cards.strip())
         obs: dict[str, Any] = (
@@ -368,24 +554,24 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
             raw = {"type": "exposed", "seat": body.seat, "cards": body.cards}
         elif body.kind == "out_of_turn" and body.cards:
             if body.seat is None:
-                return _err(422, "out_of_turn needs the seat that played")
+                return _err(422, "err.foul_needs_seat", kind=body.kind)
             raw = {"type": "played", "seat": body.seat, "cards": body.cards}
             d = w.referee.state.deal
             if d is not None and d.turn == body.seat:
-                return _err(422, f"{body.seat} is on turn: that play is not out of turn")
+                return _err(422, "err.on_turn", seat=body.seat)
         elif body.kind == "card_count" and body.count is not None:
             if body.seat is None:
-                return _err(422, "card_count needs the seat and the count it reported")
+                return _err(422, "err.count_needs_seat")
             raw = {"type": "count_report", "seat": body.seat, "count": body.count}
         elif body.kind in FOUL_KINDS:
             # any other kind (slow play seen by the referee, a wrong tribute found out, ...):
             # a ``foul`` observation; the engine applies the profile's penalty
             if body.seat is None:
-                return _err(422, f"{body.kind} needs the seat that committed it")
+                return _err(422, "err.foul_needs_seat", kind=body.kind)
             raw = {"type": "foul", "seat": body.seat, "kind": body.kind, "detail": body.detail}
         else:
-            return _err(422, f"kind {body.kind!r} is not a foul kind: {', '.join(FOUL_KINDS)}")
-        return await _submit("referee", raw)
+            return _err(422, "err.bad_foul_kind", kind=body.kind, kinds=", ".join(FOUL_KINDS))
+        return await _submit("referee", raw, wants=("foul", "warning"))
 
     @app.post("/api/referee/deal/start")
     async def deal_start(
@@ -411,6 +597,33 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
         raw = {"type": "deal_result", "order": body.order, "detail": body.detail}
         return await _submit("referee", raw)
 
+    @app.post("/api/referee/pair")
+    async def pair(body: PairIn, x_referee_token: Token = None) -> JSONResponse:
+        """Pair the device this request comes from (a table tablet, at set-up): a token for it
+        to keep and send as ``X-Table-Pairing``; the log keeps only its hash."""
+        if (bad := _auth(x_referee_token)) is not None:
+            return bad
+        try:
+            token, dev = await run_in_threadpool(pairs.pair, body.name.strip())
+        except (ActionError, OSError) as exc:
+            return _refused(exc)
+        return JSONResponse({"token": token, **dev})
+
+    @app.get("/api/referee/pairings")
+    def pairings(x_referee_token: Token = None) -> JSONResponse:
+        if (bad := _auth(x_referee_token)) is not None:
+            return bad
+        return JSONResponse({"devices": pairs.listing()})
+
+    @app.post("/api/referee/unpair")
+    async def unpair(body: UnpairIn, x_referee_token: Token = None) -> JSONResponse:
+        """Unpair a device (lost, or moved to another table): its token no longer presses."""
+        if (bad := _auth(x_referee_token)) is not None:
+            return bad
+        if not await run_in_threadpool(pairs.unpair, body.id):
+            return _err(404, "err.no_device", id=body.id)
+        return JSONResponse({"ok": True, "unpaired": body.id})
+
     @app.post("/api/referee/seating")
     async def seating(body: SeatingIn, x_referee_token: Token = None) -> JSONResponse:
         """Which pair (player names) sits where; shown on the screen and the overlay."""
@@ -419,7 +632,7 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
         try:
             await run_in_threadpool(w.note, "seating", body.model_dump())
         except ActionError as exc:
-            return _err(503, str(exc))
+            return _refused(exc)
         return JSONResponse({"ok": True, "seating": body.model_dump()})
 
     from kiosk.overlay.routes import register_overlay

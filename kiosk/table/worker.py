@@ -500,6 +500,8 @@ def build_snapshot(w: TableWorker) -> dict[str, Any]:
             "type": e.type,
             "summary": _summary(e),
             "confirmed": e.id in confirmed,
+            "t": e.t,
+            "data": e.data,
         }
         for e in eff[-25:]
         if e.type not in ("notice",)
@@ -556,4 +558,28 @@ def build_snapshot(w: TableWorker) -> dict[str, Any]:
             "error": w.source_error,
         },
         "report_threshold": p.report.card_count,
+        "foul_limit": p.fouls.limit,
+        "tribute": _tribute_json(w, deal_events),
     }
+
+
+def _tribute_json(w: TableWorker, deal_events: list[Event]) -> dict[str, Any]:
+    """The tribute of the deal in progress as it happens, for the screens: the payments and
+    returns so far (events), the seats whose tribute was not seen, and while the referee still
+    waits for the payments (no ``deal_started`` yet) who owes what to whom."""
+    done = [
+        {"type": e.type, **{k: e.data.get(k) for k in ("from", "to", "card", "seats")}}
+        for e in deal_events
+        if e.type in ("tribute", "tribute_returned", "anti_tribute")
+    ]
+    missing = [s for e in deal_events if e.type == "notice" for s in e.data.get("missing", [])]
+    phase = getattr(getattr(w._ref, "_core", None), "phase", None)
+    pending = None
+    if phase is not None:
+        pending = {
+            "kind": phase.plan.kind,
+            "payers": list(phase.plan.payers),
+            "receivers": list(phase.plan.receivers),
+            "paid": {s: str(c) for s, c in phase.paid.items()},
+        }
+    return {"events": done, "missing": missing, "pending": pending}

@@ -67,10 +67,16 @@ def test_referee_mode_needs_the_pin_and_goes_through_the_referee(client: TestCli
     h = _login(client)
     r = client.post("/api/referee/deal/start", json={"first_leader": "W"}, headers=h)
     assert r.status_code == 200 and r.json()["events"][0]["type"] == "deal_started"
-    # W leads from the screen? a lead cannot be a pass: the referee flags it
+    # a pass from a device that is not the table's paired screen is refused
     r = client.post("/api/seat/W/pass")
+    assert r.status_code == 403 and r.json()["code"] == "err.not_paired"
+    r = client.post("/api/referee/pair", json={"name": "table tablet"}, headers=h)
+    assert r.status_code == 200, r.text
+    paired = {"X-Table-Pairing": r.json()["token"]}
+    # W leads from the screen? a lead cannot be a pass: the referee flags it
+    r = client.post("/api/seat/W/pass", headers=paired)
     assert r.status_code == 200 and r.json()["events"][0]["kind"] == "illegal_play"
-    assert client.post("/api/seat/X/pass").status_code == 422
+    assert client.post("/api/seat/X/pass", headers=paired).status_code == 422
     r = client.post(
         "/api/referee/foul", json={"kind": "exposed_card", "seat": "N", "cards": "HA"}, headers=h
     )
@@ -139,8 +145,9 @@ def test_disk_full_alarm_is_on_the_screen_state(client: TestClient) -> None:
     assert st["recording"] is False
     assert st["alarms"][0]["kind"] == "disk" and "磁盘已满" in st["alarms"][0]["zh"]
     assert kiosk.store.event_count() == 0
-    r = client.post("/api/seat/N/pass")
+    r = client.post("/api/seat/N/pass", headers=h)  # referee mode may press too
     assert r.status_code == 422 and "disk full" in r.json()["detail"]
+    assert "磁盘已满" in r.json()["detail_zh"]
     kiosk.store.fault = None  # room again: the next action records and clears the alarm
     r = client.post("/api/referee/deal/start", json={}, headers=h)
     assert r.status_code == 200, r.text

@@ -4,6 +4,11 @@
   "use strict";
   var SUIT = { S: "\u2660", H: "\u2665", C: "\u2663", D: "\u2666" };
   function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); }
+  // the joker's label in the page's language (the catalogue of i18n.js when loaded)
+  function jokerName(code) {
+    if (g.GDI18N) return g.GDI18N.tr("card." + code);
+    return code === "HR" ? "\u5927\u738b" : "\u5c0f\u738b";
+  }
   function cardSVG(code, width) {
     code = String(code || "").toUpperCase();
     var w = width || 54, h = Math.round(w * 1.4);
@@ -19,7 +24,7 @@
       return open + letters +
         '<text x="36" y="52" font-size="30" text-anchor="middle" fill="' + col + '">\u2605</text>' +
         '<text x="36" y="74" font-size="11" text-anchor="middle" fill="' + col +
-        '" font-family="sans-serif">' + (big ? "\u5927\u738b" : "\u5c0f\u738b") + "</text></svg>";
+        '" font-family="sans-serif">' + esc(jokerName(code)) + "</text></svg>";
     }
     var s = code.charAt(0), r = code.slice(1);
     var sym = SUIT[s] || "?", red = s === "H" || s === "D", col2 = red ? "#c8102e" : "#111";
