@@ -57,10 +57,12 @@ from kiosk.scoreboard.schemas import (
     OverrideIn,
     PairIn,
     PairOut,
+    PairPatch,
     ReopenIn,
     RoundIn,
     TableIn,
     TableOut,
+    TablePatch,
     TableWithToken,
     TournamentIn,
     TournamentOut,
@@ -547,7 +549,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "profile": t.profile,
                 "lots_seed": t.lots_seed,
                 "pairs": [_pair_out(p).model_dump() for p in t.pairs],
-                "tables": [{"id": gt.id, "code": gt.code, "name": gt.name} for gt in t.tables],
+                "tables": [
+                    {"id": gt.id, "code": gt.code, "name": gt.name, "withdrawn": gt.withdrawn}
+                    for gt in t.tables
+                ],
                 "rounds": service.rounds_json(s, tid),
             }
 
@@ -590,9 +595,42 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         with sb.sf() as s:
             service.get_tournament(s, tid)
             return [
-                TableOut(id=gt.id, code=gt.code, name=gt.name, tournament_id=tid)
+                TableOut(
+                    id=gt.id, code=gt.code, name=gt.name, tournament_id=tid, withdrawn=gt.withdrawn
+                )
                 for gt in service.tables_of(s, tid)
             ]
+
+    @app.patch(
+        f"{API}/tournaments/{{tid}}/pairs/{{number}}",
+        tags=["tournament"],
+        response_model=PairOut,
+        responses={404: {}, 409: {}, 422: {}},
+    )
+    def patch_pair(tid: IntId, number: IntId, body: PairPatch, _a: Admin, sb: SB) -> PairOut:
+        """Edit a pair (name, players, club) or withdraw / reinstate it (``withdrawn``). A
+        withdrawn pair is paired no more, its results stay; one with an unfinished match is
+        refused (409) until the match is decided."""
+        with sb.sf() as s:
+            p = service.edit_pair(s, tid, number, **body.model_dump(exclude_unset=True))
+            return _pair_out(p)
+
+    @app.patch(
+        f"{API}/tournaments/{{tid}}/tables/{{table_id}}",
+        tags=["tournament"],
+        response_model=TableOut,
+        responses={404: {}, 409: {}, 422: {}},
+    )
+    def patch_table(tid: IntId, table_id: str, body: TablePatch, _a: Admin, sb: SB) -> TableOut:
+        """Rename a table or withdraw / reinstate it (``withdrawn``: no new matches; its token
+        still files its events). One with an unfinished match is refused (409)."""
+        with sb.sf() as s:
+            gt = service.edit_table(s, tid, table_id, **body.model_dump(exclude_unset=True))
+            out = TableOut(
+                id=gt.id, code=gt.code, name=gt.name, tournament_id=tid, withdrawn=gt.withdrawn
+            )
+        sb.directory.invalidate()
+        return out
 
     @app.post(
         f"{API}/tables/{{table_id}}/token", tags=["tournament"], response_model=TableWithToken
@@ -831,4 +869,11 @@ def swagger_ui_dir() -> Path:
 
 
 def _pair_out(p: Pair) -> PairOut:
-    return PairOut(id=p.id, number=p.number, name=p.name, players=p.players, club=p.club)
+    return PairOut(
+        id=p.id,
+        number=p.number,
+        name=p.name,
+        players=p.players,
+        club=p.club,
+        withdrawn=p.withdrawn,
+    )

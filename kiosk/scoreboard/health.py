@@ -227,7 +227,7 @@ def tournament_health(s: Session, t: Tournament) -> dict[str, Any]:
     tables = list(
         s.execute(
             select(GameTable)
-            .where(GameTable.tournament_id == t.id)
+            .where(GameTable.tournament_id == t.id, GameTable.withdrawn.is_(False))
             .order_by(GameTable.position, GameTable.id)
         ).scalars()
     )

@@ -15,7 +15,9 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
+    Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -58,6 +60,8 @@ class Pair(Base):
     name: Mapped[str] = mapped_column(String(200))
     players: Mapped[str] = mapped_column(String(400), default="")
     club: Mapped[str] = mapped_column(String(200), default="")
+    #: withdrawn from the tournament (退赛): paired no more, its results and standing kept
+    withdrawn: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     tournament: Mapped[Tournament] = relationship(back_populates="pairs")
 
@@ -79,6 +83,9 @@ class GameTable(Base):
     #: sha256 hex of the bearer token; the token itself is shown once, when made.
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: withdrawn (out of use): no new matches; its token still files its events (a kiosk
+    #: catching up loses nothing)
+    withdrawn: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     tournament: Mapped[Tournament] = relationship(back_populates="tables")
 
@@ -233,3 +240,25 @@ class TableHealth(Base):
     table_id: Mapped[str] = mapped_column(ForeignKey("game_table.id", ondelete="CASCADE"))
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     body: Mapped[dict[str, object]] = mapped_column(JSON)
+
+
+class Ticket(Base):
+    """A one-time or short-lived secret handed out in a URL (``kiosk/scoreboard/tickets.py``);
+    only its SHA-256 is stored. ``reveal``: a table's new token, shown on the admin page until
+    ``expires_at`` (post/redirect/get: a reload shows it again, never makes another);
+    ``cards``: the pairing codes of a print of table cards; ``pair``: a table card's pairing
+    code, claimed once (``used_at``) to give a kiosk a new token. ``sealed``: what the URL's
+    secret opens (a token, or JSON), encrypted with a key derived from the secret."""
+
+    __tablename__ = "ticket"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id", ondelete="CASCADE"))
+    table_id: Mapped[str | None] = mapped_column(
+        ForeignKey("game_table.id", ondelete="CASCADE"), nullable=True, index=True
+    )
+    sealed: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

@@ -10,9 +10,10 @@ from urllib.parse import urlsplit
 from fastapi import FastAPI, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from sqlalchemy import select
 
-from kiosk.scoreboard import service
+from kiosk.scoreboard import service, tickets
 from kiosk.scoreboard.models import Tournament
 from kiosk.scoreboard.schemas import IntId
 from kiosk.scoreboard.service import ApiError
@@ -46,6 +47,32 @@ def parse_pairings(text: str) -> list[tuple[str | None, int, int | None]]:
     if not out:
         raise ApiError(422, "no pairings given: one line per table, 'TABLE EW NS'")
     return out
+
+
+def _flag(value: str | None, field: str) -> bool | None:
+    if value is None or value == "":
+        return None
+    if value in ("1", "true", "on"):
+        return True
+    if value in ("0", "false", "off"):
+        return False
+    raise ApiError(422, f"form field {field!r} = {value!r}: give 1 or 0")
+
+
+def kiosk_command(base: str, code: str, token: str, tid: int) -> str:
+    """The command line that runs a table's kiosk against this scoreboard."""
+    return (
+        f"guandan table run --scoreboard {base.rstrip('/')} --table {code} --token {token} "
+        f"--tournament {tid}"
+    )
+
+
+def qr_svg(text: str, title: str) -> Markup:
+    """``text`` as a QR code, inline SVG (segno, pure Python)."""
+    import segno
+
+    qr = segno.make(text, error="m")
+    return Markup(qr.svg_inline(scale=5, border=2, title=title, omitsize=True))
 
 
 def register_pages(app: FastAPI) -> None:
@@ -96,6 +123,7 @@ def register_pages(app: FastAPI) -> None:
                 "error": error,
                 "overrides": OVERRIDES,
                 "decisions": service.DECISION_TEXT,
+                "base_url": str(request.base_url).rstrip("/"),
             }
             return TEMPLATES.TemplateResponse(
                 request, "admin_tournament.html", ctx, status_code=status
@@ -203,11 +231,12 @@ def register_pages(app: FastAPI) -> None:
             )
         try:
             with sb.sf() as s:
-                _gt, token = service.add_table(s, tid, table_id, name[:200])
+                gt, token = service.add_table(s, tid, table_id, name[:200])
+                ticket = tickets.reveal(s, tid, gt.id, token)
         except ApiError as exc:
             return tournament_page(request, tid, error=str(exc.detail), status=exc.status)
         sb.directory.invalidate()
-        return tournament_page(request, tid, token={"table": table_id, "token": token})
+        return RedirectResponse(f"/admin/{tid}/tokens/{ticket}", status_code=303)
 
     @app.post("/admin/{tid}/tables/{table_id}/token", include_in_schema=False)
     def admin_rotate(request: Request, tid: IntId, table_id: str) -> Response:
@@ -217,10 +246,163 @@ def register_pages(app: FastAPI) -> None:
         try:
             with sb.sf() as s:
                 token = service.rotate_token(s, table_id, tid)
+                gt = service.find_table(s, table_id, tid)
+                ticket = tickets.reveal(s, tid, gt.id, token)
         except ApiError as exc:
             return tournament_page(request, tid, error=str(exc.detail), status=exc.status)
         sb.directory.invalidate()
-        return tournament_page(request, tid, token={"table": table_id, "token": token})
+        return RedirectResponse(f"/admin/{tid}/tokens/{ticket}", status_code=303)
+
+    @app.get("/admin/{tid}/tokens/{ticket}", include_in_schema=False)
+    def admin_token(request: Request, tid: IntId, ticket: str) -> Response:
+        """The new token of a table (post/redirect/get: a reload shows it again for 15 min)."""
+        if (denied := guard(request)) is not None:
+            return denied
+        try:
+            with sb_of(request).sf() as s:
+                shown = tickets.open_reveal(s, tid, ticket)
+        except ApiError as exc:
+            return tournament_page(request, tid, error=str(exc.detail), status=exc.status)
+        shown["command"] = kiosk_command(str(request.base_url), shown["code"], shown["token"], tid)
+        return tournament_page(request, tid, token=shown)
+
+    # ------------------------------------------------------------------ edit and withdraw
+    @app.post("/admin/{tid}/pairs/{number}", include_in_schema=False)
+    def admin_edit_pair(
+        request: Request,
+        tid: IntId,
+        number: IntId,
+        name: Annotated[str | None, Form()] = None,
+        players: Annotated[str | None, Form()] = None,
+        club: Annotated[str | None, Form()] = None,
+        withdrawn: Annotated[str | None, Form()] = None,
+    ) -> Response:
+        """Form fields present are changed: ``name``, ``players``, ``club``, ``withdrawn``
+        (``1`` withdraw, ``0`` reinstate)."""
+        if (denied := guard(request)) is not None:
+            return denied
+
+        def do(s: Any) -> None:
+            service.edit_pair(
+                s,
+                tid,
+                number,
+                name=name,
+                players=players,
+                club=club,
+                withdrawn=_flag(withdrawn, "withdrawn"),
+            )
+
+        return run(request, tid, do)
+
+    @app.post("/admin/{tid}/tables/{table_id}/edit", include_in_schema=False)
+    def admin_edit_table(
+        request: Request,
+        tid: IntId,
+        table_id: str,
+        name: Annotated[str | None, Form()] = None,
+        withdrawn: Annotated[str | None, Form()] = None,
+    ) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+        return run(
+            request,
+            tid,
+            lambda s: service.edit_table(
+                s, tid, table_id, name=name, withdrawn=_flag(withdrawn, "withdrawn")
+            ),
+        )
+
+    # ------------------------------------------------------------------ table cards
+    @app.post("/admin/{tid}/cards", include_in_schema=False)
+    def admin_print_cards(
+        request: Request, tid: IntId, base: Annotated[str, Form()] = ""
+    ) -> Response:
+        """New pairing codes for the tables in use, then (303) the printable cards."""
+        if (denied := guard(request)) is not None:
+            return denied
+        base = (base or str(request.base_url)).strip().rstrip("/")
+        parts = urlsplit(base)
+        if parts.scheme not in ("http", "https") or not parts.netloc or len(base) > 200:
+            return tournament_page(
+                request,
+                tid,
+                status=422,
+                error=f"scoreboard address {base!r}: give the URL the kiosks reach it at, e.g. "
+                "http://10.0.0.2:8700 (计分中心地址无效)",
+            )
+        try:
+            with sb_of(request).sf() as s:
+                ticket = tickets.print_cards(s, tid, base)
+        except ApiError as exc:
+            return tournament_page(request, tid, error=str(exc.detail), status=exc.status)
+        return RedirectResponse(f"/admin/{tid}/cards/{ticket}", status_code=303)
+
+    @app.get("/admin/{tid}/cards/{ticket}", include_in_schema=False)
+    def admin_cards(request: Request, tid: IntId, ticket: str) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+        try:
+            with sb_of(request).sf() as s:
+                t = service.get_tournament(s, tid)
+                cards = tickets.open_cards(s, tid, ticket)
+                name = t.name
+        except ApiError as exc:
+            return tournament_page(request, tid, error=str(exc.detail), status=exc.status)
+        for c in cards:
+            c["qr"] = qr_svg(c["url"], f"{c['code']}: {c['url']}")
+        return TEMPLATES.TemplateResponse(
+            request,
+            "cards.html",
+            {"cards": cards, "tname": name, "tid": tid, "days": tickets.PAIR_S // 86400},
+        )
+
+    @app.get("/admin/print/markers.pdf", include_in_schema=False)
+    def admin_markers(request: Request, page: str = "a4") -> Response:
+        """The four ArUco corner markers of a table (``guandan hardware markers``) as a PDF."""
+        if (denied := guard(request)) is not None:
+            return denied
+        from hardware.markers import MarkerSheetError, layout_sheet, sheet_pdf
+
+        try:
+            data = sheet_pdf(layout_sheet(page))
+        except MarkerSheetError as exc:
+            return HTMLResponse(f"<h1>422</h1><p>{exc}</p>", status_code=422)
+        return Response(
+            data,
+            media_type="application/pdf",
+            headers={"Content-Disposition": f'inline; filename="markers-{page}.pdf"'},
+        )
+
+    # ------------------------------------------------------------------ pairing a kiosk
+    @app.get("/pair/{ticket}", include_in_schema=False)
+    def pair_page(request: Request, ticket: str) -> Response:
+        """A table card's QR code: confirm to give this table's kiosk a new token."""
+        try:
+            with sb_of(request).sf() as s:
+                info = tickets.pairing(s, ticket)
+        except ApiError as exc:
+            return TEMPLATES.TemplateResponse(
+                request, "pair.html", {"info": None, "error": exc.detail}, status_code=exc.status
+            )
+        if info["token"]:
+            info["command"] = kiosk_command(
+                str(request.base_url), info["code"], info["token"], info["tournament"]
+            )
+        return TEMPLATES.TemplateResponse(request, "pair.html", {"info": info, "error": None})
+
+    @app.post("/pair/{ticket}", include_in_schema=False)
+    def pair_claim(request: Request, ticket: str) -> Response:
+        sb = sb_of(request)
+        try:
+            with sb.sf() as s:
+                tickets.claim(s, ticket)
+        except ApiError as exc:
+            return TEMPLATES.TemplateResponse(
+                request, "pair.html", {"info": None, "error": exc.detail}, status_code=exc.status
+            )
+        sb.directory.invalidate()
+        return RedirectResponse(f"/pair/{ticket}", status_code=303)
 
     @app.post("/admin/{tid}/rounds", include_in_schema=False)
     def admin_round(

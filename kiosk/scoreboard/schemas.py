@@ -283,6 +283,31 @@ class PairOut(BaseModel):
     name: str
     players: str
     club: str
+    withdrawn: bool = Field(default=False, description="withdrawn (退赛): paired no more")
+
+
+class PairPatch(BaseModel):
+    """What to change of a pair; fields left out stay as they are."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
+    players: Annotated[str, StringConstraints(max_length=400)] | None = None
+    club: Annotated[str, StringConstraints(max_length=200)] | None = None
+    withdrawn: bool | None = Field(
+        default=None, description="true: withdraw (no more pairings); false: reinstate"
+    )
+
+
+class TablePatch(BaseModel):
+    """What to change of a table (its code is the kiosk's and stays)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[str, StringConstraints(max_length=200)] | None = None
+    withdrawn: bool | None = Field(
+        default=None, description="true: out of use (no new matches); false: back in use"
+    )
 
 
 class TableIn(BaseModel):
@@ -301,6 +326,7 @@ class TableOut(BaseModel):
     code: str = Field(description="the events' `table` field (the kiosk's table id)")
     name: str
     tournament_id: int
+    withdrawn: bool = Field(default=False, description="out of use: no new matches")
 
 
 class TableWithToken(TableOut):

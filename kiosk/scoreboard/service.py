@@ -897,6 +897,79 @@ def rotate_token(s: Session, table_id: str, tid: int | None = None) -> str:
     return token
 
 
+def _unfinished_of(
+    s: Session, tid: int, *, pair: Pair | None = None, table: str | None = None
+) -> list[Match]:
+    """Unfinished matches (``is_unfinished``) of a pair or a table in tournament ``tid``."""
+    q = select(Match).join(Round, Match.round_id == Round.id).where(Round.tournament_id == tid)
+    if pair is not None:
+        q = q.where((Match.pair_ew_id == pair.id) | (Match.pair_ns_id == pair.id))
+    if table is not None:
+        q = q.where(Match.table_id == table)
+    return [m for m in s.execute(q).scalars() if is_unfinished(m)]
+
+
+def _refuse_unfinished(matches: list[Match], what: str) -> None:
+    if matches:
+        ids = ", ".join(str(m.id) for m in matches)
+        raise ApiError(
+            409,
+            f"{what} has unfinished match(es) {ids}: decide them first (forfeit, as played, "
+            f"void), then withdraw (有未完成的比赛，请先裁定)",
+        )
+
+
+def edit_pair(
+    s: Session,
+    tid: int,
+    number: int,
+    *,
+    name: str | None = None,
+    players: str | None = None,
+    club: str | None = None,
+    withdrawn: bool | None = None,
+) -> Pair:
+    """Change a pair's name, players or club, or withdraw (退赛) / reinstate it. A withdrawn
+    pair is paired no more; its results and standing stay. Withdrawing a pair with an
+    unfinished match is refused (409): decide the match first."""
+    get_tournament(s, tid)
+    p = _pairs_by_number(s, tid).get(number)
+    if p is None:
+        raise ApiError(404, f"no pair {number} in tournament {tid} (没有此参赛对)")
+    if name is not None:
+        if not name.strip():
+            raise ApiError(422, "the pair's name cannot be empty (名称不能为空)")
+        p.name = name.strip()[:200]
+    if players is not None:
+        p.players = players[:400]
+    if club is not None:
+        p.club = club[:200]
+    if withdrawn and not p.withdrawn:
+        _refuse_unfinished(_unfinished_of(s, tid, pair=p), f"pair {number}")
+    if withdrawn is not None:
+        p.withdrawn = withdrawn
+    s.commit()
+    return p
+
+
+def edit_table(
+    s: Session, tid: int, table_id: str, *, name: str | None = None, withdrawn: bool | None = None
+) -> GameTable:
+    """Rename a table or withdraw / reinstate it. Its code is what its kiosk's events say and
+    does not change. A withdrawn table gets no new matches; its token keeps filing the events
+    of its past matches (a kiosk catching up loses nothing). Withdrawing a table with an
+    unfinished match is refused (409)."""
+    gt = find_table(s, table_id, tid)
+    if name is not None:
+        gt.name = name.strip()[:200] or gt.code
+    if withdrawn and not gt.withdrawn:
+        _refuse_unfinished(_unfinished_of(s, tid, table=gt.id), f"table {gt.code!r}")
+    if withdrawn is not None:
+        gt.withdrawn = withdrawn
+    s.commit()
+    return gt
+
+
 def _pairs_by_number(s: Session, tid: int) -> dict[int, Pair]:
     return {p.number: p for p in s.execute(select(Pair).where(Pair.tournament_id == tid)).scalars()}
 
@@ -916,9 +989,12 @@ def create_round(
     pairs = _pairs_by_number(s, tid)
     # A pairing names a table by its code (as the organiser knows it) or its key.
     keys: dict[str, str] = {}
+    out_of_use: set[str] = set()
     for gt in s.execute(select(GameTable).where(GameTable.tournament_id == tid)).scalars():
         keys[gt.id] = gt.id
         keys[gt.code] = gt.id
+        if gt.withdrawn:
+            out_of_use.add(gt.id)
     pairings = [(keys.get(t, t) if t is not None else None, ew, ns) for t, ew, ns in pairings]
     tables = set(keys.values())
     seen_pairs: set[int] = set()
@@ -929,6 +1005,10 @@ def create_round(
                 continue
             if num not in pairs:
                 raise ApiError(422, f"pairing names pair {num}, which is not in tournament {tid}")
+            if pairs[num].withdrawn:
+                raise ApiError(
+                    422, f"pair {num} has withdrawn: reinstate it first or leave it out (已退赛)"
+                )
             if num in seen_pairs:
                 raise ApiError(422, f"pair {num} is paired twice in this round")
             seen_pairs.add(num)
@@ -941,6 +1021,10 @@ def create_round(
                 raise ApiError(422, f"pairing {ew} v {ns}: no table {table!r} in tournament {tid}")
             if table in seen_tables:
                 raise ApiError(422, f"table {table!r} is used twice in this round")
+            if table in out_of_use:
+                raise ApiError(
+                    422, f"table {table!r} is withdrawn: reinstate it or use another (已停用)"
+                )
             seen_tables.add(table)
     number = (
         int(
@@ -988,12 +1072,15 @@ def swiss_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int | 
     table_ids = [
         gt.id
         for gt in s.execute(
-            select(GameTable).where(GameTable.tournament_id == t.id).order_by(GameTable.position)
+            select(GameTable)
+            .where(GameTable.tournament_id == t.id, GameTable.withdrawn.is_(False))
+            .order_by(GameTable.position)
         ).scalars()
     ]
     inputs = match_inputs(s, t.id)
     first = not inputs
-    ranked = [st.pair for st in compute_standings(s, t)]
+    gone = {p.number for p in _pairs_by_number(s, t.id).values() if p.withdrawn}
+    ranked = [st.pair for st in compute_standings(s, t) if st.pair not in gone]
     played = [(m.ew, m.ns) for m in inputs if m.ns is not None]
     had_bye = [m.ew for m in inputs if m.ns is None]
     try:

@@ -38,8 +38,12 @@ def test_admin_pages_set_up_an_event_without_js(keyed: Server) -> None:
         r = c.post(f"{page}/pairs", data={"name": "Dup", "number": "2"}, auth=auth)
         assert r.status_code == 409 and "pair number 2 is taken" in r.text
         r = c.post(f"{page}/tables", data={"table_id": "A1", "name": "Table 1"}, auth=auth)
-        assert r.status_code == 200
-        token = re.search(r'<code id="token">([^<]+)</code>', r.text).group(1)  # type: ignore[union-attr]
+        assert r.status_code == 303 and "/tokens/" in r.headers["location"]  # post/redirect/get
+        shown = c.get(r.headers["location"], auth=auth)
+        assert shown.status_code == 200
+        token = re.search(r'<code id="token">([^<]+)</code>', shown.text).group(1)  # type: ignore[union-attr]
+        again = c.get(r.headers["location"], auth=auth).text  # a reload shows the same token
+        assert f'<code id="token">{token}</code>' in again
         r = c.post(f"{page}/tables", data={"table_id": "bad id!"}, auth=auth)
         assert r.status_code == 422 and "table id" in r.text
         r = c.post(f"{page}/rounds", data={"mode": "manual", "pairings": "A1 1 2\nxx"}, auth=auth)
@@ -119,7 +123,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_cli_verbs(tmp_path: Path) -> None:
     db = str(tmp_path / "cli.db")
     r = _cli("migrate", "--db", db)
-    assert r.returncode == 0 and "0005" in r.stdout
+    assert r.returncode == 0 and "0006" in r.stdout
     tid = _cli("add-event", "--db", db, "--name", "Cup", "--profile", "huaian").stdout.strip()
     assert tid == "1"
     assert _cli("add-pair", "--db", db, "--event", tid, "--name", "A").stdout.strip() == "1"
