@@ -154,7 +154,12 @@ def register_overlay(app: FastAPI, kiosk: Any) -> None:
     @app.get("/overlay/table", include_in_schema=False)
     def table_page(
         delay: float | None = Query(default=None, ge=0, le=MAX_DELAY),
+        layout: str = Query(default="full", pattern="^(full|lower)$", description="full or lower"),
+        lang: str = Query(default="zh", pattern="^(zh|en)$", description="zh or en"),
     ) -> HTMLResponse:
+        """The table for broadcast: ``layout=full`` (seats round the picture, the trick large
+        in the middle) or ``lower`` (a lower third); ``lang`` zh (default) or en; sized to the
+        viewport (1920x1080 or 1280x720)."""
         from kiosk.table.app import inline_state
 
         return HTMLResponse(inline_state(HERE / "static" / "table.html", _initial(delay)))
@@ -162,6 +167,7 @@ def register_overlay(app: FastAPI, kiosk: Any) -> None:
     @app.get("/overlay/ticker", include_in_schema=False)
     def ticker_page(
         delay: float | None = Query(default=None, ge=0, le=MAX_DELAY),
+        lang: str = Query(default="zh", pattern="^(zh|en)$", description="zh or en"),
     ) -> HTMLResponse:
         from kiosk.table.app import inline_state
 

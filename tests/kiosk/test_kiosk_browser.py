@@ -122,8 +122,10 @@ def test_overlay_is_transparent_and_shows_the_table(
 
 def test_overlay_ticker_shows_the_standings(kiosk: tuple[Proc, dict[str, Any]]) -> None:
     k, _st = kiosk
-    dom = chromium(k.url + "/overlay/ticker", "--dump-dom")
-    assert "pair 1" in dom and "pair 2" in dom and "pts" in dom
+    for lang, pts in (("zh", " 分"), ("en", " pts")):
+        dom = chromium(k.url + f"/overlay/ticker?lang={lang}", "--dump-dom")
+        track = dom.split('id="track"', 1)[1].split("</div>", 1)[0]
+        assert "pair 1" in track and "pair 2" in track and pts in track, track
 
 
 def _screen_after_misread(

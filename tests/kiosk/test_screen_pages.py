@@ -269,3 +269,114 @@ def _wait(b: Browser, cond: str, what: str, timeout: float = 10.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: timed out waiting for {cond}")
         time.sleep(0.05)
+
+
+def _video_frame(w: int, h: int) -> Any:
+    """A frame of the bundled recording (a drawn stand-in when it cannot be read), w x h BGR."""
+    import cv2
+    import numpy as np
+
+    cap = cv2.VideoCapture(str(Path(__file__).resolve().parents[2] / "datasets/demo/game.mp4"))
+    ok, frame = cap.read()
+    cap.release()
+    if not ok:
+        rng = np.random.default_rng(5)
+        frame = rng.integers(0, 255, (h, w, 3), dtype=np.uint8)
+    return cv2.resize(frame, (w, h))
+
+
+OVERLAY_BLOCKS = [".bar", "#s-N", "#s-E", "#s-S", "#s-W", "#trickbox", ".info"]
+
+
+def test_broadcast_overlay_over_a_video_frame(table: Table, browser: Browser, shots: Path) -> None:
+    """The overlay at 1080p and 720p, full-screen and lower-third, both languages: its panels
+    inside the picture and apart, sized for reading at a distance (cards, names, counts), the
+    rest transparent so the video shows through unchanged; the pairs by name, fouls in words."""
+    import cv2
+    import numpy as np
+
+    st = table.feed_to(STATES["mid_trick"])
+    d = st["deal"]
+    seen: dict[tuple[str, int], dict[str, Any]] = {}
+    for w, h in [(1920, 1080), (1280, 720)]:
+        frame = _video_frame(w, h)
+        for layout in ("full", "lower"):
+            for lang in ("zh", "en"):
+                where = f"overlay {layout} {w}x{h} {lang}"
+                browser.call(
+                    "Emulation.setDefaultBackgroundColorOverride",
+                    color={"r": 0, "g": 0, "b": 0, "a": 0},
+                )
+                browser.open(f"{table.url}/overlay/table?delay=0&layout={layout}&lang={lang}", w, h)
+                shot = cv2.imread(
+                    str(browser.screenshot(shots / f"{layout}-{w}x{h}-{lang}.png")),
+                    cv2.IMREAD_UNCHANGED,
+                )
+                assert shot.shape == (h, w, 4), f"{where}: expected an RGBA screenshot"
+                missing = browser.js("document.documentElement.getAttribute('data-i18n-missing')")
+                assert missing is None, f"{where}: no translation for {missing}"
+                text = browser.js("document.getElementById('ov').innerText")
+                names = " ".join(NAMES.values())
+                if lang == "zh":
+                    words = {x for x in ASCII_WORD.findall(text) if x not in names}
+                    assert not words, f"{where}: English on a Chinese overlay: {words}"
+                else:
+                    assert not CJK.search(text), f"{where}: Chinese on an English overlay"
+                assert "Li Na · Wang Fang" in text and "Zhao Yi · Sun Jie" in text, where
+                boxes = browser.boxes([*OVERLAY_BLOCKS, "#trick svg", ".s .who", ".s .c"])
+                for sel in OVERLAY_BLOCKS[:-1]:
+                    assert len(boxes[sel]) == 1, f"{where}: {sel} not shown"
+                shown = [s for s in OVERLAY_BLOCKS if boxes[s]]
+                for sel in shown:
+                    r = boxes[sel][0]
+                    assert r["x"] >= 0 and r["y"] >= 0, f"{where}: {sel} off the picture {r}"
+                    assert r["x"] + r["w"] <= w and r["y"] + r["h"] <= h, f"{where}: {sel} {r}"
+                    assert r["sw"] <= r["cw"] + 1, f"{where}: {sel} text cut off {r}"
+                for i, a in enumerate(shown):
+                    for c in shown[i + 1 :]:
+                        assert _overlap(boxes[a][0], boxes[c][0]) < 1, f"{where}: {a} over {c}"
+                # read at a distance: card images, names and counts large for the frame
+                if d["trick"]:
+                    cards = boxes["#trick svg"]
+                    assert len(cards) == len(d["trick"]["cards"]), where
+                    least = 0.12 if layout == "full" else 0.095
+                    assert min(c["h"] for c in cards) >= least * h, f"{where}: cards {cards[0]}"
+                size = browser.js(
+                    "parseFloat(getComputedStyle(document.querySelector('.s .who')).fontSize)"
+                )
+                assert size >= 0.0145 * w, f"{where}: seat labels {size} px"
+                count = browser.js(
+                    "parseFloat(getComputedStyle(document.querySelector('.s .c')).fontSize)"
+                )
+                assert count >= 0.025 * w, f"{where}: cards-left {count} px"
+                seen[(layout, w)] = boxes
+                # transparent outside the panels: the video shows through unchanged
+                alpha = shot[:, :, 3].astype(np.float32) / 255.0
+                clear = (alpha == 0).mean()
+                assert clear > (0.45 if layout == "full" else 0.6), f"{where}: {clear:.2f} clear"
+                if layout == "lower":
+                    assert (alpha[: int(0.55 * h)] == 0).all(), f"{where}: not a lower third"
+                out = frame * (1 - alpha[..., None]) + shot[:, :, :3] * alpha[..., None]
+                out = out.astype(np.uint8)
+                cv2.imwrite(str(shots / f"{layout}-{w}x{h}-{lang}-over-video.png"), out)
+                assert (out[alpha == 0] == frame[alpha == 0]).all()
+                panel = alpha > 0.8
+                assert (
+                    panel.mean() > 0.03
+                    and np.abs(out[panel].astype(int) - frame[panel].astype(int)).mean() > 20
+                ), f"{where}: the panels do not show over the video"
+    # 720p is 1080p scaled: the same picture
+    for layout in ("full", "lower"):
+        big, small = seen[(layout, 1920)], seen[(layout, 1280)]
+        for sel in ("#s-N", "#s-W", ".bar"):
+            for k in ("x", "y", "w"):
+                assert abs(big[sel][0][k] * 2 / 3 - small[sel][0][k]) <= 3, (layout, sel, k)
+    browser.call("Emulation.setDefaultBackgroundColorOverride")
+    # a bad layout or language is refused, saying what to give
+    import urllib.error
+    import urllib.request
+
+    for q in ("layout=side", "lang=fr"):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(f"{table.url}/overlay/table?{q}", timeout=10)
+        assert err.value.code == 422
