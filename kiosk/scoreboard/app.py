@@ -46,6 +46,7 @@ from kiosk.scoreboard.models import Pair, Tournament
 from kiosk.scoreboard.schemas import (
     EVENT_TYPES,
     Assignment,
+    ClockIn,
     CloseIn,
     DecisionIn,
     Event,
@@ -699,6 +700,34 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             service.reopen_round(s, tid, number, body.reason)
         sb.directory.invalidate()
         return {"tournament": tid, "round": number, "status": "open"}
+
+    @app.get(
+        f"{API}/tournaments/{{tid}}/rounds/{{number}}/clock",
+        tags=["tournament"],
+        responses={404: {}},
+    )
+    def get_clock(tid: IntId, number: IntId, sb: SB) -> dict[str, Any]:
+        """The round clock of a time-limited round: ``state`` (idle, running, paused, time),
+        ``limit_s``, ``elapsed_s``, ``remaining_s``, ``called`` (organiser or limit) and the
+        profile's rule at the call of time (``rule``, both languages)."""
+        from kiosk.scoreboard.clock import clock_json
+
+        with sb.sf() as s:
+            return clock_json(s, tid, number)
+
+    @app.post(
+        f"{API}/tournaments/{{tid}}/rounds/{{number}}/clock",
+        tags=["tournament"],
+        responses={404: {}, 409: {}, 422: {}},
+    )
+    def post_clock(tid: IntId, number: IntId, body: ClockIn, _a: Admin, sb: SB) -> dict[str, Any]:
+        """Start (``minutes``, default the profile's limit), pause, resume or call time on the
+        round's clock; answers the clock. 409 when the clock or round is not in a state for it."""
+        from kiosk.scoreboard.clock import act, clock_json
+
+        with sb.sf() as s:
+            act(s, tid, number, body.action, body.minutes)
+            return clock_json(s, tid, number)
 
     @app.post(
         f"{API}/matches/{{match_id}}/decision",

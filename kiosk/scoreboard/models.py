@@ -262,3 +262,17 @@ class Ticket(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class RoundClockRow(Base):
+    """The round clock of a time-limited round (``kiosk/scoreboard/clock.py``), append-only:
+    ``start`` (with ``limit_s``), ``pause``, ``resume``, ``call`` (time called by the
+    organiser). The clock's state is a fold over these rows."""
+
+    __tablename__ = "round_clock"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("round.id", ondelete="CASCADE"), index=True)
+    action: Mapped[str] = mapped_column(String(16))
+    limit_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

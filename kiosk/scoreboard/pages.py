@@ -75,6 +75,17 @@ def qr_svg(text: str, title: str) -> Markup:
     return Markup(qr.svg_inline(scale=5, border=2, title=title, omitsize=True))
 
 
+def _clocks(s: Any, tid: int) -> dict[int, dict[str, Any]]:
+    """The clock of each open round (round number -> ``clock.clock_json``)."""
+    from kiosk.scoreboard.clock import clock_json
+    from kiosk.scoreboard.models import Round
+
+    numbers = s.execute(
+        select(Round.number).where(Round.tournament_id == tid, Round.status == "open")
+    ).scalars()
+    return {n: clock_json(s, tid, n) for n in numbers}
+
+
 def register_pages(app: FastAPI) -> None:
     from kiosk.scoreboard.app import State, _admin_ok
 
@@ -124,6 +135,7 @@ def register_pages(app: FastAPI) -> None:
                 "overrides": OVERRIDES,
                 "decisions": service.DECISION_TEXT,
                 "base_url": str(request.base_url).rstrip("/"),
+                "clocks": _clocks(s, tid),
             }
             return TEMPLATES.TemplateResponse(
                 request, "admin_tournament.html", ctx, status_code=status
@@ -442,6 +454,28 @@ def register_pages(app: FastAPI) -> None:
             run, request, tid, lambda s: service.close_round(s, tid, number, plan, reason)
         )
 
+    @app.post("/admin/{tid}/rounds/{number}/clock", include_in_schema=False)
+    def admin_clock(
+        request: Request,
+        tid: IntId,
+        number: IntId,
+        action: Annotated[str, Form()] = "",
+        minutes: Annotated[str, Form()] = "",
+    ) -> Response:
+        if (denied := guard(request)) is not None:
+            return denied
+        from kiosk.scoreboard.clock import act
+
+        def do(s: Any) -> None:
+            mins = None
+            if minutes.strip():
+                if not minutes.strip().isdigit() or len(minutes.strip()) > 4:
+                    raise ApiError(422, f"minutes {minutes!r}: give a whole number 1..600")
+                mins = int(minutes)
+            act(s, tid, number, action, mins)
+
+        return run(request, tid, do)
+
     @app.post("/admin/{tid}/rounds/{number}/reopen", include_in_schema=False)
     def admin_reopen(
         request: Request, tid: IntId, number: IntId, reason: Annotated[str, Form()] = ""
@@ -503,6 +537,7 @@ def register_pages(app: FastAPI) -> None:
                     "table_ids": list(service.table_ids(s, tid)),
                     "standings": [x.to_json() for x in service.compute_standings(s, t)],
                     "rounds": service.rounds_json(s, tid),
+                    "clocks": _clocks(s, tid),
                 }
 
         ctx = await run_in_threadpool(load)

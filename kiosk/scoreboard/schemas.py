@@ -437,3 +437,16 @@ class OverrideIn(BaseModel):
     result: Literal["ew", "ns", "draw", "ew_no_show", "ns_no_show", "both_no_show"] | None = Field(
         description="admin result that wins over the events; null clears it"
     )
+
+
+class ClockIn(BaseModel):
+    """An action on a round's clock."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["start", "pause", "resume", "call"] = Field(
+        description="start (the limit: ``minutes`` or the profile's), pause, resume, call (time)"
+    )
+    minutes: Annotated[int, Field(ge=1, le=600)] | None = Field(
+        default=None, description="the round's time limit at ``start`` (default: the profile's)"
+    )
