@@ -30,7 +30,13 @@ SIZES = [(1280, 800), (1024, 768), (800, 1280), (390, 844)]
 NAMES = {"N": "Li Na", "E": "Zhao Yi", "S": "Wang Fang", "W": "Sun Jie"}
 OBS = sim_observations(2, 31)  # deal 1: obs[0:118]; deal 2 starts at 118, E pays at 119
 #: the states the screen is looked at in: how many of OBS have been fed
-STATES = {"deal_over": 118, "tribute_pending": 119, "tribute_done": 121, "mid_trick": 184}
+STATES = {
+    "deal_over": 118,
+    "tribute_pending": 119,
+    "tribute_paid": 120,
+    "tribute_done": 121,
+    "mid_trick": 184,
+}
 
 
 class Table:
@@ -203,6 +209,10 @@ def check_state(b: Browser, name: str, st: dict[str, Any], lang: str, where: str
     if name == "tribute_pending":
         centre = b.js("document.getElementById('centre').innerText")
         assert ("等待 东 进贡" if lang == "zh" else "waiting for E's tribute") in centre, centre
+    if name == "tribute_paid":  # paid, the return still to come
+        text = b.js("document.getElementById('tribute').innerText")
+        assert ("东 进贡 西" if lang == "zh" else "E pays W") in text, text
+        assert ("等待 西 还贡" if lang == "zh" else "waiting for W to return a card") in text, text
     if name == "tribute_done":
         tb = st["tribute"]["events"]
         assert [e["type"] for e in tb] == ["tribute", "tribute_returned"]
@@ -211,6 +221,7 @@ def check_state(b: Browser, name: str, st: dict[str, Any], lang: str, where: str
         assert f'data-card="{tb[0]["card"]}"' in html and f'data-card="{tb[1]["card"]}"' in html
         assert ("东 进贡 西" if lang == "zh" else "E pays W") in text, text
         assert ("西 还贡 东" if lang == "zh" else "W returns to E") in text, text
+        assert ("等待" if lang == "zh" else "waiting") not in text, text
     if name == "mid_trick" and d["trick"]:
         head = b.js("document.getElementById('trickhead').innerText")
         kinds = {"full_house": ("三带二", "full house"), "single": ("单张", "single")}

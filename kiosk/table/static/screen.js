@@ -59,6 +59,10 @@
       else rows.push('<div class="tb">' + esc(tr(e.type === "tribute" ? "trib.paid" : "trib.returned", { from: seatName(e.from), to: seatName(e.to) })) +
         " " + cardsHTML([e.card], 34) + "</div>");
     });
+    (tb.events || []).forEach(function (e) {  // paid, not yet returned: the receiver owes a card
+      if (e.type === "tribute" && !(tb.events || []).some(function (r) { return r.type === "tribute_returned" && r.from === e.to; }))
+        rows.push('<div class="tb wait">' + esc(tr("trib.waitReturn", { seat: seatName(e.to) })) + "</div>");
+    });
     var pend = tb.pending;
     if (pend) {
       rows.unshift('<div class="tbh">' + esc(tr(pend.kind === "double" ? "trib.double" : "trib.single")) + "</div>");
