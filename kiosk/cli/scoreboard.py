@@ -10,6 +10,8 @@ close-round     close a round; each unfinished match needs --decide MATCH=DECISI
 reopen-round    reopen a closed round (with --reason)
 decide          an organiser's decision on one unfinished match
 standings       print the standings (CSV or JSON)
+health          the hall's health: every table ok / degraded / offline (JSON or Prometheus)
+withdraw        withdraw a pair (--pair N) or a table (--table T) of a tournament, or reinstate
 
 ``--db`` (or GUANDAN_SCOREBOARD_DB) is a SQLite file path or a postgresql:// URL; default
 ``$XDG_DATA_HOME/guandan-kiosk/scoreboard.db``.
@@ -128,6 +130,23 @@ def register(subparsers: Any) -> None:
     p.add_argument("--event", type=int, required=True, help="tournament id")
     p.add_argument("--format", choices=["csv", "json"], default="csv")
     p.set_defaults(handler=_standings)
+
+    p = verbs.add_parser("health", help="the hall's health: each table ok / degraded / offline")
+    _db_arg(p)
+    p.add_argument("--event", type=int, required=True, help="tournament id")
+    p.add_argument("--format", choices=["json", "prometheus"], default="json")
+    p.set_defaults(handler=_health)
+
+    p = verbs.add_parser(
+        "withdraw", help="withdraw a pair or a table (no more pairings), or reinstate it"
+    )
+    _db_arg(p)
+    p.add_argument("--event", type=int, required=True, help="tournament id")
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--pair", type=int, metavar="N", help="the pair's number")
+    who.add_argument("--table", metavar="T", help="the table's id")
+    p.add_argument("--reinstate", action="store_true", help="bring it back instead")
+    p.set_defaults(handler=_withdraw)
 
 
 def _settings(args: argparse.Namespace, **kw: Any) -> Any:
@@ -290,6 +309,34 @@ def _standings(args: argparse.Namespace) -> int:
         w.writerow(CSV_COLUMNS)
         for r in rows:
             w.writerow([r[c] for c in CSV_COLUMNS])
+    return 0
+
+
+def _health(args: argparse.Namespace) -> int:
+    from kiosk.scoreboard import service
+    from kiosk.scoreboard.health import metrics_text, tournament_health
+
+    with _session(args) as s:
+        t = _api(lambda: service.get_tournament(s, args.event))
+        data = tournament_health(s, t)
+    if args.format == "prometheus":
+        sys.stdout.write(metrics_text([data]))
+    else:
+        print(json.dumps(data, ensure_ascii=False))
+    return 0
+
+
+def _withdraw(args: argparse.Namespace) -> int:
+    from kiosk.scoreboard import service
+
+    flag = not args.reinstate
+    with _session(args) as s:
+        if args.pair is not None:
+            p = _api(lambda: service.edit_pair(s, args.event, args.pair, withdrawn=flag))
+            print(json.dumps({"pair": p.number, "name": p.name, "withdrawn": p.withdrawn}))
+        else:
+            gt = _api(lambda: service.edit_table(s, args.event, args.table, withdrawn=flag))
+            print(json.dumps({"table": gt.code, "key": gt.id, "withdrawn": gt.withdrawn}))
     return 0
 
 

@@ -142,6 +142,22 @@ def test_cli_verbs(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "no tournament 99" in bad.stderr
     bad = _cli("serve", "--db", "mysql://x/y")
     assert bad.returncode == 2 and "unsupported database URL" in bad.stderr
+    # hall health and withdrawal
+    health = json.loads(_cli("health", "--db", db, "--event", tid).stdout)
+    assert [(x["code"], x["status"]) for x in health["tables"]] == [("T1", "offline")]
+    prom = _cli("health", "--db", db, "--event", tid, "--format", "prometheus").stdout
+    assert 'guandan_table_up{tournament="1",table="T1",code="T1"} 0' in prom
+    out = json.loads(_cli("withdraw", "--db", db, "--event", tid, "--pair", "2").stdout)
+    assert out == {"pair": 2, "name": "B", "withdrawn": True}
+    out = json.loads(_cli("withdraw", "--db", db, "--event", tid, "--table", "T1").stdout)
+    assert out["withdrawn"] is True
+    assert json.loads(_cli("health", "--db", db, "--event", tid).stdout)["tables"] == []
+    back = _cli("withdraw", "--db", db, "--event", tid, "--table", "T1", "--reinstate")
+    assert json.loads(back.stdout)["withdrawn"] is False
+    bad = _cli("withdraw", "--db", db, "--event", tid, "--pair", "9")
+    assert bad.returncode == 2 and "no pair 9" in bad.stderr
+    bad = _cli("health", "--db", db, "--event", "99")
+    assert bad.returncode == 2 and "no tournament 99" in bad.stderr
 
 
 def test_cli_close_round_needs_a_decision_per_unfinished_match(tmp_path: Path) -> None:
