@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import ipaddress
 import json
 import re
 import secrets
@@ -62,7 +63,6 @@ HERE = Path(__file__).parent
 Token = Annotated[str | None, Header(alias="X-Referee-Token")]
 #: the screen's pairing token (from the page, ``POST /api/pairing/local`` or ``/api/referee/pair``)
 Pairing = Annotated[str | None, Header(alias="X-Table-Pairing")]
-LOOPBACK = ("127.0.0.1", "::1", "localhost")
 CATALOGUE = HERE / "static" / "i18n.json"
 
 
@@ -80,7 +80,19 @@ def say(key: str, **params: Any) -> dict[str, str]:
 
 
 def is_loopback(host: str | None) -> bool:
-    return bool(host) and (host in LOOPBACK or str(host).startswith("127."))
+    """Is ``host`` (the client's address) this machine? Note: behind a reverse proxy on the
+    kiosk every client would look local; serve the kiosk directly (as ``guandan table run``
+    and ``guandan demo`` do)."""
+    if not host:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
 class ScreenPairing:

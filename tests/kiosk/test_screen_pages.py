@@ -237,7 +237,7 @@ def test_referee_mode_in_both_languages_fits_and_corrects_with_the_card_grid(
     """Referee mode: events with times, words and card pictures (no raw codes), the card grid
     for a correction instead of prompt() boxes; a correction made with it is an event."""
     table.feed_to(STATES["mid_trick"])
-    for w, h in [(1280, 800), (390, 844)]:
+    for w, h in SIZES:
         for lang in ("zh", "en"):
             where = f"referee {w}x{h} {lang}"
             browser.open(f"{table.url}/?lang={lang}", w, h)
