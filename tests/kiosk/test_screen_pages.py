@@ -48,7 +48,8 @@ class Table:
         )
         self.kiosk.start()
         self.port = free_port()
-        self.server = UvicornThread(create_app(self.kiosk, manage=False), "127.0.0.1", self.port)
+        # on every address, as a kiosk serving a table tablet: see the network test below
+        self.server = UvicornThread(create_app(self.kiosk, manage=False), "0.0.0.0", self.port)
         self.server.start()
         self.url = f"http://127.0.0.1:{self.port}"
         self.fed = 0
@@ -391,3 +392,51 @@ def test_broadcast_overlay_over_a_video_frame(table: Table, browser: Browser, sh
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(f"{table.url}/overlay/table?{q}", timeout=10)
         assert err.value.code == 422
+
+
+def test_a_tablet_on_the_network_is_read_only_until_a_referee_pairs_it(
+    table: Table, browser: Browser, shots: Path
+) -> None:
+    """A device that is not the kiosk itself sees the table with a notice and no pass button;
+    a referee pairs it from its own screen (referee mode, "Pair this screen"); then the seat
+    on turn has its pass button there and a press is recorded."""
+    from .test_screen_access import lan_address
+
+    ip = lan_address()
+    if ip is None:
+        pytest.skip("no network address besides loopback on this machine")
+    lan = f"http://{ip}:{table.port}"
+    st = table.feed_to(table.fed)
+    while not (st["deal"] and st["deal"]["trick"] and st["deal"]["owner"] != st["deal"]["turn"]):
+        st = table.feed_to(table.fed + 1)
+    for lang, notice in (("zh", "本屏未配对"), ("en", "not paired")):
+        browser.open(f"{lan}/?lang={lang}", 390, 844)
+        assert notice in browser.js("document.getElementById('unpaired').innerText")
+        assert browser.js("document.querySelectorAll('button.pass').length") == 0
+        check_layout(browser, 390, 844, f"unpaired 390x844 {lang}")
+        check_language(browser, lang, st, f"unpaired {lang}")
+    browser.screenshot(shots / "unpaired-390x844-en.png")
+    browser.js("document.getElementById('refbtn').click()")
+    browser.js("document.getElementById('pin').value = '2580'")
+    browser.js("document.getElementById('pinok').click()")
+    _wait(browser, "!document.getElementById('refbody').hidden", "referee mode")
+    browser.js("document.getElementById('pairname').value = 'table tp tablet'")
+    browser.js("document.getElementById('pairok').click()")
+    _wait(browser, "document.getElementById('pairstate').innerText !== ''", "the pairing")
+    assert "table tp tablet" in browser.js("document.getElementById('pairstate').innerText")
+    browser.js("document.getElementById('logout').click()")  # the referee leaves
+    browser.open(f"{lan}/?lang=en", 390, 844)  # a reload keeps the pairing
+    _wait(browser, "document.getElementById('unpaired').hidden", "the notice to go")
+    turn = st["deal"]["turn"]
+    assert browser.js("[...document.querySelectorAll('button.pass')].map(b => b.dataset.pass)") == [
+        turn
+    ]
+    before = len([e for e in get_json(table.url + "/api/events") if e["type"] == "pass"])
+    browser.js("document.querySelector('button.pass').click()")
+    _wait(
+        browser,
+        f"document.querySelectorAll('#seat-{turn}.turn').length === 0",
+        "the turn to move on",
+    )
+    passes = [e for e in get_json(table.url + "/api/events") if e["type"] == "pass"]
+    assert len(passes) == before + 1 and passes[-1]["seat"] == turn
