@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from engine.combos import KINDS
-from engine.events import FOUL_KINDS
+from engine.events import EVENT_FIELDS, FOUL_KINDS
 from kiosk.table.app import catalogue
 from tests.helpers_server import REPO
 
@@ -203,13 +203,9 @@ def _built_keys() -> set[str]:
     keys = {f"seat.{s}" for s in "NESW"} | {f"place.{i}" for i in range(1, 5)}
     keys |= {f"team.{t}" for t in ("NS", "EW")} | {f"kind.{k}" for k in KINDS}
     keys |= {f"foul.{k}" for k in FOUL_KINDS} | {"kind.unknown", "card.SB", "card.HR"}
-    keys |= {f"ev.{t}" for t in CONTRACT_EVENTS} | {"ev.warning", "ev.other"}
+    keys |= {f"ev.{t}" for t in EVENT_FIELDS}
     keys |= {f"src.{k}" for k in ("camera", "video", "observations", "simulation", "none")}
     return keys
-
-
-CONTRACT_EVENTS = ("deal_started tribute tribute_returned anti_tribute play pass seat_out foul "
-                   "correction deal_ended match_ended").split()  # fmt: skip
 
 
 def test_every_string_the_screens_show_has_both_languages() -> None:

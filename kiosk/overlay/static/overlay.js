@@ -81,7 +81,7 @@
       $("order").textContent = ord;
       // a foul on a camera reading waits for the referee's mark: not on air until then
       $("fouls").textContent = (st.fouls || []).filter(function (f) { return f.type === "foul" && !f.review; }).slice(-2).map(function (f) {
-        return tr("ov.foul") + " " + seatName(f.seat) + " " + (I.has("foul." + f.kind) ? tr("foul." + f.kind) : f.kind);
+        return tr("ov.foul") + " " + seatName(f.seat) + " " + tr("foul." + f.kind);
       }).join(" · ");
       clock();
     } });

@@ -16,7 +16,7 @@
   function esc(s) { return String(s == null ? "" : s).replace(/[&<>"]/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); }
   function seatName(s) { return s ? tr("seat." + s) : "?"; }
   function kindName(k) { return tr("kind." + (k || "unknown")); }
-  function foulName(k) { return I.has("foul." + k) ? tr("foul." + k) : k; }
+  function foulName(k) { return tr("foul." + k); }  // a kind without a text: marked missing
   function penaltyText(p) {
     if (!p) return "";
     var base = String(p).split(";")[0].trim(), out = [];
@@ -252,6 +252,8 @@
     if (e.type === "foul" || e.type === "warning") return esc(seatName(d.seat)) + " " + esc(foulName(d.kind)) +
       (d.review ? ' <span class="review">(' + esc(tr("ui.review")) + ")</span>" : "");
     if (e.type === "tribute" || e.type === "tribute_returned") return esc(seatName(d.from)) + " → " + esc(seatName(d.to)) + " " + cardsHTML([d.card], 22);
+    if (e.type === "count_alert") return esc(seatName(d.seat)) + " " + esc(tr("ui.report", { n: d.count }));
+    if (e.type === "series_ended") return esc(d.winner ? tr("team." + d.winner) : tr("ui.draw"));
     if (e.type === "seat_out") return esc(seatName(d.seat)) + " " + esc(tr("place." + d.place));
     if (e.type === "deal_started") return esc(tr("ui.deal_n", { n: e.deal })) + " · " + esc(tr("ui.level")) + " " + esc(d.level || "-") + (d.leader ? " · " + esc(tr("ui.leads", { seat: seatName(d.leader) })) : "");
     if (e.type === "deal_ended") return (d.order || []).map(seatName).map(esc).join(" ");
@@ -262,7 +264,7 @@
     var evs = st.recent || [];
     $("reflist").innerHTML = evs.slice(-12).reverse().map(function (e) {
       var h = '<div class="ev' + (e.confirmed ? " ok" : "") + '"><span class="evt">' + esc(clockTime(e.t)) + "</span>" +
-        '<span class="evk">' + esc(I.has("ev." + e.type) ? tr("ev." + e.type) : tr("ev.other")) + "</span>" +
+        '<span class="evk">' + esc(tr("ev." + e.type)) + "</span>" +
         '<span class="sum">' + evBody(e) + (e.confirmed ? ' <span class="okmark">✓ ' + esc(tr("ref.confirmed")) + "</span>" : "") + "</span>";
       h += '<button data-act="confirm" data-id="' + esc(e.id) + '">' + esc(tr("ref.confirm")) + "</button>";
       if (e.type === "play" || e.type === "pass") h += '<button data-act="correct" data-id="' + esc(e.id) + '" data-seat="' + esc((e.data || {}).seat || "") + '">' + esc(tr("ref.correct")) + "</button>";
