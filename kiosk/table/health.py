@@ -130,7 +130,7 @@ class HealthReporter:
         number of events, read on a connection of this thread (read-only)."""
         if self._db is None:
             uri = Path(self.kiosk.store.path).resolve().as_uri() + "?mode=ro"
-            self._db = sqlite3.connect(uri, uri=True, timeout=5.0)
+            self._db = sqlite3.connect(uri, uri=True, timeout=5.0, check_same_thread=False)
         row = self._db.execute(
             "SELECT o.logged_at, (SELECT COUNT(*) FROM events) FROM events e "
             "JOIN observations o ON o.idx = e.obs_idx ORDER BY e.seq DESC LIMIT 1"
