@@ -178,3 +178,32 @@ def test_a_foul_on_a_camera_reading_is_shown_as_to_be_confirmed(tmp_path: Path) 
     assert st["team_fouls"]["NS"] == 0
     fouls = dom.split('id="fouls"', 1)[1].split("</ul>", 1)[0]
     assert 'class="review"' in fouls and "counts when the referee marks it" in fouls
+
+
+def test_ticker_is_live_and_never_runs_empty(kiosk: tuple[Proc, dict[str, Any]]) -> None:
+    """Two pairs only: the items repeat so that the scrolling line is full all through its
+    cycle, and this table's live levels lead it."""
+    import time
+
+    from .helpers_layout import Browser
+
+    k, st = kiosk
+    with Browser() as b:
+        b.open(k.url + "/overlay/ticker?lang=zh", 1920, 1080)
+        deadline = time.monotonic() + 20
+        while "pair 1" not in (b.js("document.getElementById('track').innerText") or ""):
+            assert time.monotonic() < deadline, "no standings on the ticker"
+            time.sleep(0.2)
+        first = b.js("document.querySelector('#track .it').innerText")
+        assert first.startswith("桌 tb") and f"南北 {st['levels']['NS']}" in first, first
+        assert b.js("document.getElementById('track').scrollWidth") >= 2 * 1920
+        for _ in range(3):  # wherever the loop is, the line is covered with items
+            covered = b.js(
+                "(function(){var xs=new Array(1920).fill(0);"
+                "document.querySelectorAll('#track .it').forEach(function(e){"
+                "var r=e.getBoundingClientRect();for(var x=Math.max(0,Math.floor(r.left));"
+                "x<Math.min(1920,r.right+48);x++)xs[x]=1;});"
+                "return xs.reduce(function(a,c){return a+c;},0)/1920;})()"
+            )
+            assert covered > 0.9, f"the ticker is {1 - covered:.0%} empty"
+            time.sleep(1.0)

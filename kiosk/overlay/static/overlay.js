@@ -88,14 +88,36 @@
   }
   function ticker() {
     I.apply();
-    feed({ standings: function (data) {
-      var names = data.names || {};
-      var items = (data.standings || []).map(function (r, i) {
-        var who = r.name || names[String(r.pair)] || names[String(r.number)] || ("#" + (r.pair || r.number || i + 1));
-        return '<span class="it"><b>' + (r.rank || i + 1) + ".</b> " + esc(who) + " · " + esc(tr("ov.pts", { n: r.points })) + "</span>";
-      });
-      $("track").innerHTML = '<span class="it"><b>' + esc(tr("ov.standings")) + "</b></span>" + (items.length ? items.join("") : "—");
-    } });
+    var live = "", rows = "";
+    function draw() {
+      // a seamless loop: the items (repeated while they are narrower than the screen, so the
+      // line is never empty) twice over, scrolled by half
+      var track = $("track"), one = live + rows, block = one, n = 1;
+      track.innerHTML = one || "—";
+      while (one && track.scrollWidth < window.innerWidth && n < 30) { n++; block += one; track.innerHTML = block; }
+      if (one) track.innerHTML = block + block;
+      track.style.animationDuration = Math.max(15, Math.round(track.scrollWidth / 2 / 100)) + "s";
+    }
+    feed({
+      state: function (st) {  // this table, live (with the overlay's delay)
+        var d = st.deal;
+        live = '<span class="it live"><b>' + esc(tr("ui.table")) + " " + esc(st.table) + "</b> " +
+          esc(tr("team.NS")) + " " + esc(st.levels.NS) + " · " + esc(tr("team.EW")) + " " + esc(st.levels.EW) +
+          (st.deal_no ? " · " + esc(tr("ui.deal_n", { n: st.deal_no })) : "") +
+          (st.match_over && st.last_match ? " · " + esc(tr("ui.matchOver", { winner: st.last_match.winner ? tr("team." + st.last_match.winner) : tr("ui.draw") })) : "") +
+          (d && d.order.length ? " · " + d.order.map(function (s, i) { return tr("place." + (i + 1)) + " " + tr("seat." + s); }).map(esc).join(" ") : "") +
+          "</span>";
+        draw();
+      },
+      standings: function (data) {
+        var names = data.names || {};
+        rows = '<span class="it"><b>' + esc(tr("ov.standings")) + "</b></span>" + (data.standings || []).map(function (r, i) {
+          var who = r.name || names[String(r.pair)] || names[String(r.number)] || ("#" + (r.pair || r.number || i + 1));
+          return '<span class="it"><b>' + (r.rank || i + 1) + ".</b> " + esc(who) + " · " + esc(tr("ov.pts", { n: r.points })) + "</span>";
+        }).join("");
+        draw();
+      }
+    });
   }
   g.GDOverlay = { table: table, ticker: ticker };
 })(window);
