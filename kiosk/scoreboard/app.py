@@ -754,8 +754,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ends, and every few seconds."""
         key = _table_key(sb, table_id, creds)
         reader_for(key, request, creds, sb)
+        from kiosk.scoreboard.clock import clock_state
+
         with sb.sf() as s:
-            return Assignment.model_validate(service.assignment(s, key))
+            out = service.assignment(s, key)
+            cur = out["current"]
+            if cur is not None:
+                out["clock"] = clock_state(s, cur["tournament"], cur["round"])
+            return Assignment.model_validate(out)
 
     @app.post(f"{API}/matches/{{match_id}}/override", tags=["tournament"])
     def post_override(match_id: IntId, body: OverrideIn, _a: Admin, sb: SB) -> dict[str, Any]:

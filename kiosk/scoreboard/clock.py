@@ -114,6 +114,16 @@ def _rows(s: Session, round_id: int) -> list[tuple[str, datetime, int | None]]:
     return [(r.action, r.at, r.limit_s) for r in s.execute(q).scalars()]
 
 
+def clock_state(s: Session, tid: int, number: int) -> dict[str, Any] | None:
+    """The round's clock (``fold``) when it was ever started, else None (for the kiosks: the
+    table assignment carries it)."""
+    rnd = s.execute(
+        select(Round.id).where(Round.tournament_id == tid, Round.number == number)
+    ).scalar_one_or_none()
+    rows = [] if rnd is None else _rows(s, rnd)
+    return fold(rows, datetime.now(UTC)) if rows else None
+
+
 def clock_json(s: Session, tid: int, number: int) -> dict[str, Any]:
     """The round's clock now, with the profile's rule at the call of time (both languages)."""
     rnd = _round(s, tid, number)

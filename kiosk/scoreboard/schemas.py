@@ -431,6 +431,11 @@ class Assignment(BaseModel):
     queue: list[MatchRef] = Field(
         description="the table's unfinished matches, earliest round first (current first)"
     )
+    clock: dict[str, Any] | None = Field(
+        default=None,
+        description="the round clock of the current match's round (state, limit_s, "
+        "remaining_s, called, ends_at), when the organiser started one",
+    )
 
 
 class OverrideIn(BaseModel):

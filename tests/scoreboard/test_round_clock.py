@@ -79,8 +79,13 @@ def test_clock_routes_and_pages(server: Server) -> None:
         assert r.status_code == 409 and "idle" in r.text
         assert _clock(c, tid, 1, action="start", minutes=0).status_code == 422
         assert _clock(c, tid, 1, action="stop").status_code == 422
+        table, token = t["tables"][0], t["tokens"][t["tables"][0]]
+        auth = {"Authorization": f"Bearer {token}"}
+        assert c.get(f"/api/v1/tables/{table}/assignment", headers=auth).json()["clock"] is None
         r = _clock(c, tid, 1, action="start")
         assert r.status_code == 200 and r.json()["state"] == "running"
+        clock = c.get(f"/api/v1/tables/{table}/assignment", headers=auth).json()["clock"]
+        assert clock["state"] == "running" and clock["limit_s"] == 2400  # the kiosk learns it
         assert r.json()["limit_s"] == 2400 and 2390 < r.json()["remaining_s"] <= 2400
         assert _clock(c, tid, 1, action="start").status_code == 409
 
