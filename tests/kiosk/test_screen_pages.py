@@ -210,6 +210,7 @@ def check_state(b: Browser, name: str, st: dict[str, Any], lang: str, where: str
     if name == "tribute_pending":
         centre = b.js("document.getElementById('centre').innerText")
         assert ("等待 东 进贡" if lang == "zh" else "waiting for E's tribute") in centre, centre
+        assert ("等待开局" if lang == "zh" else "Waiting for a deal") not in centre, centre
     if name == "tribute_paid":  # paid, the return still to come
         text = b.js("document.getElementById('tribute').innerText")
         assert ("东 进贡 西" if lang == "zh" else "E pays W") in text, text

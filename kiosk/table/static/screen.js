@@ -95,7 +95,8 @@
       $("trickhead").textContent = tr("ui.trickBy", { seat: seatName(d.owner), kind: kindName(d.trick.kind) });
       $("trick").innerHTML = cardsHTML(d.trick.cards, window.innerWidth < 600 ? 36 : (window.innerHeight < 800 ? 48 : 56));
     } else {
-      $("trickhead").textContent = d && !d.over && !pending ? (d.turn ? tr("ui.leads", { seat: seatName(d.turn) }) : "") : (d && !pending ? "" : tr("ui.waiting"));
+      // during a tribute the tribute panel below says what the table waits for
+      $("trickhead").textContent = pending ? "" : (d && !d.over ? (d.turn ? tr("ui.leads", { seat: seatName(d.turn) }) : "") : (d ? "" : tr("ui.waiting")));
       $("trick").innerHTML = "";
     }
     var started = d && !d.over && (st.plays || []).length === 0;
