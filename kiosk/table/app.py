@@ -427,7 +427,7 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
         )
 
     async def _submit(
-        origin: str, raw: dict[str, Any], *, wants: tuple[str, ...] = ()
+        origin: str, raw: dict[str, Any], *, wants: tuple[str, ...] = (), key: str = ""
     ) -> JSONResponse:
         """Feed ``raw`` to the referee. ``wants``: event types of which one must come out, else
         the answer is 409 with the referee's notices (e.g. a foul marked between deals)."""
@@ -441,7 +441,9 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
             said = "; ".join(str(e.data.get("detail", "")) for e in evs if e.type == "notice")
             d = w.referee.state.deal
             live = d is not None and not d.over and not w.referee.state.match_over
-            key = "err.not_recorded" if live else "err.no_deal"
+            key = key or ("err.not_recorded" if live else "err.no_deal")
+            if "no such event in effect" in said:
+                key = "err.already_replaced"
             body = _said(key, detail=said or "-")
             return JSONResponse({**body, "events": [e.to_json() for e in evs]}, status_code=409)
         return JSONResponse({"events": [e.to_json() for e in evs]})
@@ -532,7 +534,12 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
             return bad
         if not _known(body.event_id):
             return _err(404, "err.no_event", event=body.event_id)
-        return await _submit("referee", {"type": "correction", "replaces": body.event_id})
+        return await _submit(
+            "referee",
+            {"type": "correction", "replaces": body.event_id},
+            wants=("correction",),
+            key="err.not_applied",
+        )
 
     @app.post("/api/referee/correct")
     async def correct(body: CorrectIn, x_referee_token: Token = None) -> JSONResponse:
@@ -549,7 +556,10 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
             else {"type": "played", "seat": body.seat, "cards": cards}
         )
         return await _submit(
-            "referee", {"type": "correction", "replaces": body.event_id, "with": obs}
+            "referee",
+            {"type": "correction", "replaces": body.event_id, "with": obs},
+            wants=("correction",),
+            key="err.not_applied",
         )
 
     @app.post("/api/referee/foul")

@@ -157,9 +157,9 @@ def test_the_kiosk_s_own_screen_is_paired_and_re_paired_after_a_restart(kiosk: P
     assert post_json(kiosk.url + "/api/referee/pair", {"name": "x"}, {})[0] == 401
 
 
-def test_a_foul_marked_between_deals_is_not_reported_as_recorded(tmp_path: Path) -> None:
-    """Referee mode's answers are honest: a foul marked with no deal in progress is refused
-    (409, both languages), not answered OK."""
+def test_referee_answers_are_honest(tmp_path: Path) -> None:
+    """Referee mode's answers are honest: a foul marked with no deal in progress, or a void of
+    an event already voided, is refused (409, both languages), not answered OK."""
     from fastapi.testclient import TestClient
 
     from kiosk.table.app import create_app
@@ -176,6 +176,15 @@ def test_a_foul_marked_between_deals_is_not_reported_as_recorded(tmp_path: Path)
         c.post("/api/referee/deal/start", json={"first_leader": "N"}, headers=h)
         r = c.post("/api/referee/foul", json={"kind": "slow_play", "seat": "N"}, headers=h)
         assert r.status_code == 200 and r.json()["events"][-1]["kind"] == "slow_play"
+        # voiding it twice: the second is refused, not answered OK
+        foul = r.json()["events"][-1]["id"]
+        assert c.post("/api/referee/void", json={"event_id": foul}, headers=h).status_code == 200
+        r = c.post("/api/referee/void", json={"event_id": foul}, headers=h)
+        assert r.status_code == 409 and r.json()["code"] == "err.already_replaced", r.text
+        assert "已被更正或作废" in r.json()["detail_zh"]
+        r = c.post("/api/referee/correct", json={"event_id": foul, "seat": "N", "cards": "D3"},
+                   headers=h)  # fmt: skip
+        assert r.status_code == 409 and "already corrected or voided" in r.json()["detail"]
         # a malformed request is answered in both languages too
         r = c.post("/api/referee/foul", json={"kind": "slow_play", "seat": "X"}, headers=h)
         assert r.status_code == 422 and r.json()["code"] == "err.bad_request"
