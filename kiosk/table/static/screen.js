@@ -209,6 +209,11 @@
     if (keep[0]) $("foulseat").value = keep[0];
     if (keep[1]) $("corrseat").value = keep[1];
     if (keep[2]) $("foulkind").value = keep[2];
+    var keepOrder = [1, 2, 3, 4].map(function (i) { return $("place" + i) ? $("place" + i).value : SEATS[i - 1]; });
+    $("dealorder").innerHTML = [1, 2, 3, 4].map(function (i) {
+      return "<label>" + esc(tr("place." + i)) + ' <select id="place' + i + '">' + seatOpts + "</select></label>";
+    }).join(" ");
+    [1, 2, 3, 4].forEach(function (i) { $("place" + i).value = keepOrder[i - 1]; });
     var names = (state && state.seating) || {};
     if (!$("sN")) {
       $("seatrow").innerHTML = SEATS.map(function (s) {
@@ -322,8 +327,8 @@
     if (act === "correct") openCorrection(id, seat);
     else api("/api/referee/" + act, { event_id: id }).then(msg);
   }
-  $("dealend").onclick = function () {
-    var order = $("dealorder").value.trim().toUpperCase().split(/[\s,]+/).filter(Boolean);
+  $("dealend").onclick = function () {  // the four places, first to last
+    var order = [1, 2, 3, 4].map(function (i) { return $("place" + i).value; });
     api("/api/referee/deal/end", { order: order }).then(msg);
   };
   $("dealstart").onclick = function () { var l = $("dealleader").value; api("/api/referee/deal/start", l ? { first_leader: l } : {}).then(msg); };
