@@ -3,12 +3,14 @@ needed; the scoreboard page adds a few lines of JS for live updates and refreshe
 
 from __future__ import annotations
 
+import html
+import json
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 from sqlalchemy import select
@@ -20,6 +22,9 @@ from kiosk.scoreboard.service import ApiError
 from kiosk.scoreboard.standings import PROFILES
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).with_name("templates")))
+#: the public pages' one string catalogue ``{key: {zh, en}}`` (Chinese default, ``?lang=en``)
+CATALOGUE = Path(__file__).with_name("static") / "i18n.json"
+LANGS = ("zh", "en")
 OVERRIDES = ("", "ew", "ns", "draw", "ew_no_show", "ns_no_show", "both_no_show")
 
 
@@ -84,6 +89,88 @@ def _clocks(s: Any, tid: int) -> dict[int, dict[str, Any]]:
         select(Round.number).where(Round.tournament_id == tid, Round.status == "open")
     ).scalars()
     return {n: clock_json(s, tid, n) for n in numbers}
+
+
+_CATALOGUE: dict[str, dict[str, str]] | None = None
+
+
+def catalogue() -> dict[str, dict[str, str]]:
+    global _CATALOGUE
+    if _CATALOGUE is None:
+        _CATALOGUE = json.loads(CATALOGUE.read_text(encoding="utf-8"))
+    return _CATALOGUE
+
+
+class Tr:
+    """``t(key, **params)`` in one language. A key without a text in that language is shown
+    as the key itself and remembered in ``missing`` (the page lists them on
+    ``<html data-i18n-missing>``; the tests fail on any)."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.missing: list[str] = []
+
+    def __call__(self, key: str, **params: Any) -> str:
+        text = catalogue().get(key, {}).get(self.lang)
+        if not text:
+            if key not in self.missing:
+                self.missing.append(key)
+            return key
+        return text.format(**params) if params else text
+
+
+def pick_lang(request: Request, lang: str | None) -> str:
+    """``?lang=zh|en``, else the ``gd-lang`` cookie, else Chinese."""
+    if lang in LANGS:
+        return str(lang)
+    cookie = request.cookies.get("gd-lang")
+    return cookie if cookie in LANGS else "zh"
+
+
+def _mmss(x: float | None) -> str:
+    if x is None:
+        return "–"
+    v = max(0, int(x))
+    return f"{v // 60}:{v % 60:02d}"
+
+
+def board_data(s: Any, tid: int) -> dict[str, Any] | None:
+    """What the public board shows, from the database (the tables' live summaries are added
+    from the hub by the caller)."""
+    from kiosk.scoreboard import disputes
+    from kiosk.scoreboard.standings import match_points
+
+    t = s.get(Tournament, tid)
+    if t is None:
+        return None
+    names = {p.number: p.name for p in t.pairs}
+    rounds = service.rounds_json(s, tid)
+    byes: dict[int, int] = {}
+    by_match: dict[int, dict[str, Any]] = {}
+    for r in rounds:
+        for m in r["matches"]:
+            m["ew_name"] = names.get(m["ew"], str(m["ew"]))
+            m["ns_name"] = names.get(m["ns"], str(m["ns"])) if m["ns"] is not None else None
+            by_match[m["id"]] = m
+            if m["ns"] is None:
+                byes[m["ew"]] = byes.get(m["ew"], 0) + 1
+    standings = [x.to_json() for x in service.compute_standings(s, t)]
+    for row in standings:
+        # a bye is counted as a win by the standings: shown as a bye, not as a game won
+        row["byes"] = byes.get(int(row["pair"]), 0)  # type: ignore[arg-type]
+        row["games_won"] = int(row["wins"]) - row["byes"]  # type: ignore[call-overload]
+    tables = service.tables_of(s, tid)
+    return {
+        "t": {"id": t.id, "name": t.name, "profile": t.profile},
+        "table_ids": [gt.id for gt in tables],
+        "codes": {gt.id: gt.code for gt in tables},
+        "standings": standings,
+        "rounds": rounds,
+        "matches": by_match,
+        "bye_points": match_points(t.profile).bye,
+        "clocks": _clocks(s, tid),
+        "disputes": disputes.table_disputes(s, tables),
+    }
 
 
 def register_pages(app: FastAPI) -> None:
@@ -521,29 +608,79 @@ def register_pages(app: FastAPI) -> None:
             return RedirectResponse(f"/scoreboard/{ts[0].id}", status_code=307)
         return TEMPLATES.TemplateResponse(request, "board_index.html", {"tournaments": ts})
 
-    @app.get("/scoreboard/{tid}", include_in_schema=False)
-    async def board(request: Request, tid: IntId) -> Response:
+    async def board_ctx(request: Request, tid: int, lang: str) -> dict[str, Any] | None:
         from starlette.concurrency import run_in_threadpool
 
         sb = sb_of(request)
 
         def load() -> dict[str, Any] | None:
             with sb.sf() as s:
-                t = s.get(Tournament, tid)
-                if t is None:
-                    return None
-                return {
-                    "t": {"id": t.id, "name": t.name, "profile": t.profile},
-                    "table_ids": list(service.table_ids(s, tid)),
-                    "standings": [x.to_json() for x in service.compute_standings(s, t)],
-                    "rounds": service.rounds_json(s, tid),
-                    "clocks": _clocks(s, tid),
-                }
+                return board_data(s, tid)
 
         ctx = await run_in_threadpool(load)
         if ctx is None:
-            return HTMLResponse(f"<h1>404</h1><p>No tournament {tid}.</p>", status_code=404)
+            return None
         ctx["tables"] = [
             (await sb.hub.table(t, sb.directory.match_for(t))).to_json() for t in ctx["table_ids"]
         ]
-        return TEMPLATES.TemplateResponse(request, "board.html", ctx)
+        tr = Tr(lang)
+        ctx.update(lang=lang, other="en" if lang == "zh" else "zh", t_=tr, mmss=_mmss)
+        return ctx
+
+    @app.get("/scoreboard/{tid}", include_in_schema=False)
+    async def board(request: Request, tid: IntId, lang: str | None = None) -> Response:
+        """The public board: standings, tables, open disputes, rounds, in Chinese (default) or
+        English (``?lang=en``, kept in a cookie); live over the SSE stream."""
+        lg = pick_lang(request, lang)
+        ctx = await board_ctx(request, tid, lg)
+        if ctx is None:
+            return HTMLResponse(
+                f"<h1>404</h1><p>没有编号为 {tid} 的比赛 · no tournament {tid}</p>",
+                status_code=404,
+            )
+        ctx["catalogue_json"] = Markup(
+            json.dumps(
+                {k: v[lg] for k, v in catalogue().items() if v.get(lg)}, ensure_ascii=False
+            ).replace("</", "<\\/")
+        )
+        page = TEMPLATES.env.get_template("board.html").render(ctx)
+        if ctx["t_"].missing:  # known once the whole page is rendered
+            keys = html.escape(" ".join(ctx["t_"].missing))
+            page = page.replace("<html ", f'<html data-i18n-missing="{keys}" ', 1)
+        resp = HTMLResponse(page)
+        if lang in LANGS:
+            resp.set_cookie("gd-lang", lg, max_age=365 * 86400, samesite="lax")
+        return resp
+
+    @app.get("/scoreboard/{tid}/parts", include_in_schema=False)
+    async def board_parts(request: Request, tid: IntId, lang: str | None = None) -> Response:
+        """The board's sections as HTML (``{id: html}``), for the page's live updates: one
+        rendering of every section, server side, in the page's language."""
+        lg = pick_lang(request, lang)
+        ctx = await board_ctx(request, tid, lg)
+        if ctx is None:
+            return JSONResponse({"detail": f"no tournament {tid}"}, status_code=404)
+        tpl = TEMPLATES.env.get_template("_board_parts.html")
+        mod = tpl.make_module(ctx)
+        parts = {
+            name: str(getattr(mod, "sec_" + name)())
+            for name in ("standings", "tables", "disputes", "rounds", "clocks")
+        }
+        return JSONResponse({"parts": parts, "missing": ctx["t_"].missing})
+
+    @app.get("/api/v1/tournaments/{tid}/disputes", tags=["tournament"])
+    def get_disputes(request: Request, tid: IntId) -> Response:
+        """Each table's open disputes (fouls under review, re-reads, referee notices and
+        warnings nobody ruled on), derived from the stored events as the table kiosk's review
+        desk does, each with a link to the kiosk's review page when its address is set
+        (``GUANDAN_SCOREBOARD_KIOSK_URLS``). No footage is copied here."""
+        from kiosk.scoreboard import disputes
+
+        with sb_of(request).sf() as s:
+            if s.get(Tournament, tid) is None:
+                return JSONResponse(
+                    {"detail": f"no tournament {tid}: see GET /api/v1/tournaments"},
+                    status_code=404,
+                )
+            rows = disputes.table_disputes(s, service.tables_of(s, tid))
+        return JSONResponse({"tournament": tid, "tables": rows})
