@@ -1,0 +1,158 @@
+"""The public board in Chromium (over DevTools, tests/kiosk/helpers_layout.py) at a hall screen
+(1920x1080) and a phone (390x844), in Chinese and English: nothing cut off or overlapping
+(element boxes), no text outside the catalogue's language, and every section live: events
+posted to a table change the table card, the standings, the rounds and the dispute list without
+a reload."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers_browser import needs_chromium
+from tests.kiosk.helpers_layout import Browser
+
+from .board_fixture import NAMES, board_server
+from .helpers import Server, ev
+
+pytestmark = needs_chromium
+
+SIZES = [(1920, 1080), (390, 844)]
+DATA = [*NAMES, "春季杯 Spring Cup", "swiss-421"]
+#: the page's text without the data (names) and without elements marked raw (file names, the
+#: other language's name on the switch, the setting's name)
+TEXT_JS = (
+    "(function(){var c=document.body.cloneNode(true);"
+    "c.querySelectorAll('.raw,script').forEach(function(e){e.remove();});"
+    "document.body.appendChild(c);c.style.position='absolute';"
+    "var t=c.innerText;c.remove();return t;})()"
+)
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, dict[str, Any]]]:
+    yield from board_server(tmp_path_factory.mktemp("boardbrowser"))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with Browser() as b:
+        yield b
+
+
+def _inside(box: dict[str, Any], width: int, what: str) -> None:
+    assert box["x"] >= -0.5 and box["x"] + box["w"] <= width + 0.5, f"{what} cut off: {box}"
+
+
+def _overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return (
+        a["x"] < b["x"] + b["w"] - 1
+        and b["x"] < a["x"] + a["w"] - 1
+        and a["y"] < b["y"] + b["h"] - 1
+        and b["y"] < a["y"] + a["h"] - 1
+    )
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_board_fits_and_speaks_one_language(
+    board: tuple[Server, dict[str, Any]],
+    browser: Browser,
+    tmp_path: Path,
+    width: int,
+    height: int,
+    lang: str,
+) -> None:
+    srv, b = board
+    browser.open(f"{srv.url}/scoreboard/{b['id']}?lang={lang}", width, height, settle=1.5)
+    browser.screenshot(tmp_path / f"board-{width}-{lang}.png")
+    assert browser.js("document.documentElement.getAttribute('data-i18n-missing')") is None
+    assert browser.js("document.getElementById('live').dataset.state") == "board.live"
+    assert browser.js("document.documentElement.scrollWidth") <= width, "the page scrolls sideways"
+    sel = [
+        "#standings",
+        "#standings th",
+        "#standings td",
+        ".tablecard",
+        ".disputecard",
+        ".dispute a.review",
+        "table.rounds",
+        "h1",
+        "header",
+    ]
+    boxes = browser.boxes(sel)
+    for s in sel:
+        assert boxes[s], f"nothing shown for {s}"
+        for box in boxes[s]:
+            _inside(box, width, s)
+    cards = boxes[".tablecard"] + boxes[".disputecard"]
+    for i, x in enumerate(cards):
+        for y in cards[i + 1 :]:
+            assert not _overlap(x, y), (x, y)
+    names = [c for c in boxes["#standings td"] if c["text"].strip() in NAMES]
+    assert len(names) == len(NAMES)
+    for c in names:  # a name on at most two lines, never one character per line
+        assert c["lines"] <= 2 and c["sw"] <= c["cw"] + 1, c
+    standings = boxes["#standings"][0]
+    if width >= 1600:
+        # a hall screen: the standings whole on the first screen, tables beside them
+        assert standings["y"] + standings["h"] <= height
+        assert min(c["x"] for c in boxes[".tablecard"]) >= standings["x"] + standings["w"]
+        assert len(boxes["#standings th"]) == 12
+    else:
+        # a phone: the main columns (rank, name, won, lost, points, level difference)
+        assert len(boxes["#standings th"]) == 6
+    text = browser.js(TEXT_JS)
+    for d in DATA:
+        text = text.replace(d, " ")
+    assert {"zh": "待裁决争议", "en": "Open disputes"}[lang] in text  # the text was read
+    if lang == "en":
+        assert not re.findall(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+", text), text
+    else:
+        assert not re.findall(r"[A-Za-z]{2,}", text), text
+
+
+def _wait(browser: Browser, expr: str, timeout: float = 20.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = browser.js(expr)
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"not true within {timeout} s: {expr}")
+
+
+def test_board_is_live(board: tuple[Server, dict[str, Any]], browser: Browser) -> None:
+    """T2 ends its match and the referee voids the notice: the page changes without a reload."""
+    srv, b = board
+    browser.open(f"{srv.url}/scoreboard/{b['id']}?lang=en", 1920, 1080, settle=1.5)
+    browser.js("window.__notReloaded = true")
+    assert browser.js("document.querySelectorAll('.dispute').length") == 3
+    row = "document.querySelector('#rounds tr[data-match]:nth-child(2) .result').textContent"
+    assert browser.js(row).strip() == "—"
+    # the referee voids the notice (a correction drops the events from its target on, so it
+    # comes before the play goes on), then the deal and the match end
+    evs = [ev("T2", 21, "correction", 2, replaces="T2-20", referee="Li", reason="no tribute due")]
+    for place, seat in enumerate(["S", "N", "E", "W"], start=1):
+        evs.append(ev("T2", 21 + place, "seat_out", 2, seat=seat, place=place))
+    order, levels = ["S", "N", "E", "W"], {"NS": "6", "EW": "2"}
+    evs.append(ev("T2", 26, "deal_ended", 2, order=order, levels=levels))
+    evs.append(ev("T2", 27, "match_ended", 2, winner="NS"))
+    with srv.client(b["tokens"]["T2"]) as c:
+        r = c.post("/api/v1/events/batch", json=evs)
+        assert r.status_code == 200, r.text
+    _wait(browser, f"{row}.indexOf('{NAMES[3]} won') >= 0")
+    _wait(browser, "document.querySelectorAll('.dispute').length === 2")
+    card = browser.js("document.getElementById('table-T2').innerText")
+    assert f"Winner: {NAMES[3]}" in card and "NS 6 · EW 2" in card, card
+    _wait(
+        browser,
+        "[].some.call(document.querySelectorAll('#standings tr[data-pair=\"4\"] td.pts'),"
+        "function(td){return td.textContent.trim() === '2';})",
+    )
+    assert browser.js("window.__notReloaded") is True
