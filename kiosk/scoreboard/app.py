@@ -41,7 +41,7 @@ from kiosk.scoreboard import service
 from kiosk.scoreboard.db import current_revision, make_engine, session_factory, upgrade
 from kiosk.scoreboard.fold import TableState
 from kiosk.scoreboard.groupcommit import FallBack, GroupWriter
-from kiosk.scoreboard.live import LiveHub, sse
+from kiosk.scoreboard.live import LiveHub, Peers, sse
 from kiosk.scoreboard.models import Pair, Tournament
 from kiosk.scoreboard.schemas import (
     EVENT_TYPES,
@@ -91,8 +91,13 @@ class State:
         self.hub = LiveHub(self._load_table, self._load_standings, settings.push_interval)
         #: PostgreSQL: ingest requests are stored in groups (groupcommit.py); SQLite: one by one
         self.writer: GroupWriter | None = None
+        #: PostgreSQL: the other serve processes on the database (LISTEN/NOTIFY, live.py)
+        self.peers: Peers | None = None
         if self.engine.dialect.name == "postgresql":
             self.writer = GroupWriter.for_engine(self.engine, self.directory)
+            if settings.peers:
+                self.peers = Peers.for_engine(self.engine, self.hub, self.directory)
+                self.hub.peers = self.peers
 
     async def ingest(self, table: str, events: Sequence[EventBase]) -> IngestResult:
         """Store one table's events (all or nothing) and push them to the live stream."""
@@ -372,6 +377,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await run_in_threadpool(upgrade, sb.engine)
         if sb.writer is not None:
             await sb.writer.start()
+        if sb.peers is not None:
+            await sb.peers.start()
         app.state.sb = sb
         # Everything made so far (modules, the app, its schemas: ~150k objects) lives as long as
         # the process: keep it out of the cyclic collector, whose full passes otherwise walk it
@@ -382,6 +389,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            if sb.peers is not None:
+                await sb.peers.close()
             if sb.writer is not None:
                 await sb.writer.close()
             sb.engine.dispose()
@@ -442,6 +451,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         }
         if sb.writer is not None:
             out["group_commit"] = sb.writer.stats()
+        if sb.peers is not None:
+            out["peers"] = sb.peers.stats()
         return out
 
     # ------------------------------------------------------------------ ingestion

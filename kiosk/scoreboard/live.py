@@ -2,19 +2,34 @@
 
 Every connection starts with a full ``snapshot`` (so a reconnect always has the whole state),
 then gets ``table`` events as events are ingested and ``standings`` when results change
-(debounced by ``push_interval``). One process keeps the table summaries in memory; a summary
+(debounced by ``push_interval``). Each process keeps the table summaries in memory; a summary
 that cannot be updated in order (a resent gap, a new match) is rebuilt from the database.
+
+Several processes on one PostgreSQL act as one scoreboard (``Peers``): each tells the others
+what it stored with ``NOTIFY`` on the database's live channel (the new events themselves when
+they fit in a notification, else which table to re-read), and listens on it and on the directory
+channel (``db.py``: tokens, tables, rounds, matches changed), so a page served by one process
+shows events another stored within milliseconds, and a token made or rotated through one is
+known to all. Notifications are sent after the events are committed; one lost to a dropped
+connection only delays that table's summary until its next event (or the page's reconnect,
+which reads everything from the database), and a listener that reconnects re-reads all.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kiosk.scoreboard.db import ORIGIN, channel
 from kiosk.scoreboard.fold import TableState
+
+log = logging.getLogger("guandan.scoreboard")
+#: PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; bigger ones name the table only.
+MAX_PAYLOAD = 7800
 
 Loader = Callable[[str, int | None], Awaitable[TableState]]
 StandingsLoader = Callable[[int], Awaitable[dict[str, Any]]]
@@ -53,6 +68,8 @@ class LiveHub:
         self.subscribers: list[Subscriber] = []
         self._pending_standings: set[int] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        #: the other processes on the same PostgreSQL (None: this process is alone)
+        self.peers: Peers | None = None
 
     def subscribe(self, tournament: int | None) -> Subscriber:
         sub = Subscriber(tournament)
@@ -77,18 +94,35 @@ class LiveHub:
         bodies: list[dict[str, Any]],
         results_changed: bool,
     ) -> None:
+        """Events this process stored: tell the other processes, update and push."""
         if not bodies:
             return
+        if self.peers is not None:
+            self.peers.publish(tournament, table, bodies, results_changed)
+        await self.apply(tournament, table, bodies, results_changed)
+
+    async def apply(
+        self,
+        tournament: int | None,
+        table: str,
+        bodies: list[dict[str, Any]] | None,
+        results_changed: bool,
+        match_id: int | None = None,
+    ) -> None:
+        """Update the table's summary with events stored (here or by another process) and
+        push it; ``bodies`` None: the events are not at hand, re-read the table."""
         state = self.tables.get(table)
-        match_id = bodies[-1].get("_match")
+        if bodies is not None:
+            match_id = bodies[-1].get("_match")
         in_order = (
-            state is not None
+            bodies is not None
+            and state is not None
             and state.match_id == match_id
             and all(b.get("_match") == match_id for b in bodies)
             and int(bodies[0]["seq"]) > state.last_seq
             and not any(b.get("type") == "correction" for b in bodies)
         )
-        if in_order and state is not None:
+        if in_order and state is not None and bodies is not None:
             for b in bodies:
                 state.apply(b)
         elif state is not None or self._interested(tournament):
@@ -98,6 +132,10 @@ class LiveHub:
             self._publish(tournament, sse("table", state.to_json()))
         if results_changed and tournament is not None and self._interested(tournament):
             self._schedule_standings(tournament)
+
+    def forget(self) -> None:
+        """Drop the cached summaries (re-read on next use): updates may have been missed."""
+        self.tables.clear()
 
     def _interested(self, tournament: int | None) -> bool:
         return any(s.tournament in (None, tournament) for s in self.subscribers)
@@ -123,3 +161,159 @@ class LiveHub:
         task = asyncio.get_running_loop().create_task(push())
         self._tasks.add(task)  # keep a reference until done (the loop holds only a weak one)
         task.add_done_callback(self._tasks.discard)
+
+
+class Peers:
+    """The other scoreboard processes on this PostgreSQL database (LISTEN/NOTIFY).
+
+    ``publish`` queues a notification of events stored here; a sender task sends what is queued
+    in one statement per turn on its own connection. A listener task applies the other
+    processes' notifications to ``hub`` and reloads ``directory`` when the directory channel
+    says tokens, tables, rounds or matches changed (or an event ended a match).
+    """
+
+    def __init__(self, connect_kwargs: dict[str, Any], hub: LiveHub, directory: Any) -> None:
+        self._kwargs = connect_kwargs
+        self._hub = hub
+        self._directory = directory
+        self._queue: list[str] = []
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._live: str | None = None
+        self._dir: str | None = None
+        self._own = '{"o":' + json.dumps(ORIGIN) + ","
+        self.ready = asyncio.Event()  # set once the listener listens
+        self.sent = 0
+        self.received = 0
+        self.dropped = 0
+
+    @classmethod
+    def for_engine(cls, engine: Any, hub: LiveHub, directory: Any) -> Peers:
+        _args, kwargs = engine.dialect.create_connect_args(engine.url)
+        kwargs.pop("context", None)
+        return cls(kwargs, hub, directory)
+
+    def stats(self) -> dict[str, int]:
+        return {"sent": self.sent, "received": self.received, "dropped": self.dropped}
+
+    async def start(self, timeout: float = 10.0) -> None:
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._listen()), loop.create_task(self._send())]
+        try:  # serve only once the others' notifications are heard (a short wait at start)
+            await asyncio.wait_for(self.ready.wait(), timeout)
+        except TimeoutError:
+            log.warning("peers: not listening after %.0f s; retrying in the background", timeout)
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+        self._tasks = []
+
+    def publish(
+        self,
+        tournament: int | None,
+        table: str,
+        bodies: list[dict[str, Any]],
+        results_changed: bool,
+    ) -> None:
+        msg: dict[str, Any] = {"o": ORIGIN, "tn": tournament, "tb": table, "r": results_changed}
+        msg["b"] = bodies
+        payload = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+        if len(payload.encode()) > MAX_PAYLOAD:
+            msg["b"] = None
+            msg["m"] = bodies[-1].get("_match")
+            msg["end"] = any(b.get("type") == "match_ended" for b in bodies)
+            payload = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+        self._queue.append(payload)
+        self._wake.set()
+
+    async def _connect(self) -> Any:
+        import psycopg
+
+        conn = await psycopg.AsyncConnection.connect(**self._kwargs, autocommit=True)
+        cur = await conn.execute("SELECT current_database(), current_schema()")
+        row = await cur.fetchone()
+        assert row is not None
+        database, schema = row
+        self._live = channel("live", database, schema or "")
+        self._dir = channel("dir", database, schema or "")
+        return conn
+
+    async def _send(self) -> None:
+        conn = None
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._queue = self._queue[:200], self._queue[200:]
+            if self._queue:
+                self._wake.set()
+            if not batch:
+                continue
+            try:
+                if conn is None or conn.closed:
+                    conn = await self._connect()
+                sql = "SELECT " + ", ".join(["pg_notify(%s, %s)"] * len(batch))
+                params: list[Any] = []
+                for payload in batch:
+                    params += [self._live, payload]
+                await conn.execute(sql, params)
+                self.sent += len(batch)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - the stored events stand; peers re-read later
+                self.dropped += len(batch)
+                log.exception("peers: %d notifications not sent", len(batch))
+                if conn is not None:
+                    await conn.close()
+                conn = None
+                await asyncio.sleep(0.5)
+
+    async def _listen(self) -> None:
+        backoff = 0.2
+        first = True
+        while True:
+            conn = None
+            try:
+                conn = await self._connect()
+                await conn.execute(f'LISTEN "{self._live}"')
+                await conn.execute(f'LISTEN "{self._dir}"')
+                if not first:  # notifications were missed meanwhile: re-read everything
+                    self._directory.invalidate()
+                    self._hub.forget()
+                first = False
+                self.ready.set()
+                backoff = 0.2
+                async for note in conn.notifies():
+                    self.received += 1
+                    try:
+                        await self._on_note(note.channel, note.payload)
+                    except Exception:  # noqa: BLE001 - one bad note must not stop listening
+                        log.exception("peers: notification not applied")
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - reconnect with backoff
+                log.warning("peers: listener connection lost (%s); reconnecting", exc)
+                await asyncio.sleep(backoff)
+                backoff = min(5.0, backoff * 2)
+            finally:
+                if conn is not None and not conn.closed:
+                    await conn.close()
+
+    async def _on_note(self, name: str, payload: str) -> None:
+        if name == self._dir:
+            if payload != ORIGIN:
+                self._directory.invalidate()
+            return
+        if payload.startswith(self._own):
+            return  # this process's own
+        msg = json.loads(payload)
+        bodies = msg.get("b")
+        ended = msg.get("end") or any(b.get("type") == "match_ended" for b in bodies or ())
+        if ended:  # a finished match leaves its table's queue: the next one becomes current
+            self._directory.refresh_soon()
+        await self._hub.apply(msg.get("tn"), msg["tb"], bodies, bool(msg.get("r")), msg.get("m"))

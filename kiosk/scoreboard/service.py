@@ -144,6 +144,15 @@ class Directory:
             self._loaded = 0.0
             self._invalidated = self._tickets
 
+    def refresh_soon(self) -> None:
+        """Reload in the background at the next lookup (answering from the loaded copy until
+        then): for changes that only move a table's current match (another process stored a
+        match's end), where a few ms of the old copy do no harm but a reload on the event loop
+        at every such change would."""
+        with self._swap:
+            if self._loaded:
+                self._loaded = min(self._loaded, time.monotonic() - self._ttl)
+
     def _reload(self) -> None:
         with self._swap:
             self._tickets += 1

@@ -10,6 +10,7 @@ ENV_DB = "GUANDAN_SCOREBOARD_DB"
 ENV_ADMIN_KEY = "GUANDAN_SCOREBOARD_ADMIN_KEY"
 ENV_STANDINGS_INTERVAL = "GUANDAN_SCOREBOARD_PUSH_INTERVAL"
 ENV_HEALTH_KEEP = "GUANDAN_SCOREBOARD_HEALTH_KEEP_H"
+ENV_PEERS = "GUANDAN_SCOREBOARD_PEERS"
 
 
 class SettingsError(ValueError):
@@ -60,6 +61,9 @@ class Settings:
     push_interval: float = 0.5
     #: Seconds of hall-health reports kept per table (older ones are dropped as new ones come).
     health_keep_s: float = 6 * 3600.0
+    #: PostgreSQL: act as one scoreboard with the other serve processes on the database
+    #: (LISTEN/NOTIFY; live.Peers). Off only for a deployment that is sure to run one process.
+    peers: bool = True
 
     @classmethod
     def from_env(cls, db: str | None = None, admin_key: str | None = None) -> Settings:
@@ -82,7 +86,14 @@ class Settings:
                 f"{ENV_HEALTH_KEEP}={keep_raw!r}: give the hours of hall-health history to keep "
                 "(0.01 to 8784)"
             )
+        peers_raw = os.environ.get(ENV_PEERS, "on").strip().lower()
+        if peers_raw not in ("on", "off", "1", "0", "true", "false", "yes", "no"):
+            raise SettingsError(
+                f"{ENV_PEERS}={peers_raw!r}: give on (several serve processes on one PostgreSQL "
+                "act as one scoreboard; the default) or off (one process only)"
+            )
         return cls(
+            peers=peers_raw in ("on", "1", "true", "yes"),
             db_url=normalise_db_url(raw_db),
             admin_key=key,
             push_interval=interval,
