@@ -370,8 +370,9 @@ def test_a_round_lost_on_fouls_shows_the_counted_result(server: Server) -> None:
             s["pair"]: s for s in c.get(f"/api/v1/tournaments/{tid}/standings").json()["standings"]
         }
         assert (st[1]["points"], st[1]["level_diff"]) == (2, 10)  # pair 1 (EW) gets the round
-        board = c.get(f"/scoreboard/{tid}").text
-        assert "EW <small>(fouls 犯规)</small>" in board
+        board = c.get(f"/scoreboard/{tid}", params={"lang": "en"}).text
+        assert "won <small>(foul limit)</small>" in board
+        assert "胜 <small>(犯规满限)</small>" in c.get(f"/scoreboard/{tid}?lang=zh").text
         admin = c.get(f"/admin/{tid}").text
         assert "<td>NS</td><td>EW <small>(fouls 犯规)</small></td>" in admin
         # an admin ruling wins over both, and says so
@@ -379,4 +380,4 @@ def test_a_round_lost_on_fouls_shows_the_counted_result(server: Server) -> None:
         assert r.status_code == 200, r.text
         m1 = c.get(f"/api/v1/tournaments/{tid}/rounds").json()[0]["matches"][0]
         assert (m1["result"], m1["decided_by"]) == ("NS", "override")
-        assert "NS <small>(ruling 裁定)</small>" in c.get(f"/scoreboard/{tid}").text
+        assert "won <small>(ruling)</small>" in c.get(f"/scoreboard/{tid}?lang=en").text

@@ -131,8 +131,11 @@ def test_close_round_with_pending_matches_needs_a_decision_each(server: Server) 
         )
         assert (st[4]["wins"], st[4]["level_diff"], st[3]["level_diff"]) == (1, 10, -10)
         assert st[5]["played"] == st[6]["played"] == 0 and st[5]["by_round"] == [None]
-        board = c.get(f"/scoreboard/{tid}").text  # the public page says how each was decided
-        assert "void 作废" in board and "as played 按已打成绩" in board and "forfeit 弃权" in board
+        # the public page says how each was decided
+        board = c.get(f"/scoreboard/{tid}?lang=zh").text
+        assert "(作废)" in board and "(按已打成绩)" in board and "弃权)" in board
+        board = c.get(f"/scoreboard/{tid}?lang=en").text
+        assert "(void)" in board and "(as played)" in board and " forfeit)" in board
 
         # Table 1 plays on after the decision: its events are kept under its match (the log is
         # the truth) but the decision stands.
