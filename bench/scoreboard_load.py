@@ -12,8 +12,16 @@ Prints one JSON line per figure: events/s, p50/p99 request latency, p99 event la
 (produced -> acknowledged, including time queued in the outbox), events lost (produced but not
 stored exactly once in the database), errors. Stops by itself (every loop is bounded).
 
+With ``--processes N`` (PostgreSQL) N serve processes share the database, the tables spread
+over them (table i posts to process i mod N), as behind an HTTP proxy; a live-stream subscriber
+on the last process then measures how long events stored by the others take to reach it
+(``live_lag``: acknowledged -> seen on its stream). The CPU figures sum every serve process:
+``server_cpu_ms_per_event`` and ``total_cpu_ms_per_event`` (with PostgreSQL's) project the
+capacity of a bigger machine (events/s ~ cores x 1000 / total ms per event, where CPU limits).
+
   python bench/scoreboard_load.py                 # 1000 tables, PostgreSQL 127.0.0.1:5432/test
   python bench/scoreboard_load.py --tables 200 --db sqlite:///tmp/x.db
+  python bench/scoreboard_load.py --tables 100 --processes 2 --round-s 10 --burst-s 3
 """
 
 from __future__ import annotations
@@ -165,6 +173,8 @@ class Stats:
     batch_sizes: list[int] = field(default_factory=list)
     first: float = 0.0
     last: float = 0.0
+    #: (table, highest seq acknowledged, when) per answered request
+    acks: list[tuple[str, int, float]] = field(default_factory=list)
 
 
 async def kiosk(
@@ -216,6 +226,7 @@ async def kiosk(
             for produced, _e in chunk:
                 stats.ev_lat.append(end - produced)
             stats.acked += len(chunk)
+            stats.acks.append((table, max(int(c[1]["seq"]) for c in chunk), end))
             stats.first = stats.first or start
             stats.last = end
             del pending[: len(chunk)]
@@ -224,20 +235,75 @@ async def kiosk(
     return len(pending) + (len(schedule) - i)
 
 
+async def watch(port: int, tournament: int, seen: dict[str, list[tuple[int, float]]]) -> None:
+    """A live page's stream: (last_seq, arrival) of every ``table`` update, per table."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(
+            f"GET /api/v1/stream?tournament={tournament} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            "Accept: text/event-stream\r\n\r\n".encode()
+        )
+        kind = b""
+        while True:
+            line = await reader.readline()
+            if not line:
+                return
+            if line.startswith(b"event: "):
+                kind = line[7:].strip()
+            elif line.startswith(b"data: ") and kind == b"table":
+                now = time.perf_counter()
+                data = json.loads(line[6:])
+                seen.setdefault(data["table"], []).append((int(data["last_seq"]), now))
+    finally:
+        writer.close()
+
+
+def live_lags(
+    stats: Stats, seen: dict[str, list[tuple[int, float]]], others: set[str]
+) -> tuple[list[float], int]:
+    """For each ack of a table served by another process: seconds until the watcher's stream
+    showed that seq (or later); and how many it never showed."""
+    lags, unseen = [], 0
+    for table, seq, at in stats.acks:
+        if table not in others:
+            continue
+        t = next((when for last, when in seen.get(table, ()) if last >= seq), None)
+        if t is None:
+            unseen += 1
+        else:
+            lags.append(max(0.0, t - at))
+    return lags, unseen
+
+
 async def run_phase(
-    port: int,
+    ports: dict[str, int],
     tokens: dict[str, str],
     plans: dict[str, list[tuple[float, dict]]],
     limit_s: float,
     single_only: bool = False,
-) -> tuple[Stats, int, float]:
+    watcher: tuple[int, int] | None = None,
+) -> tuple[Stats, int, float, dict[str, list[tuple[int, float]]]]:
+    """Every table posts to its process's port; ``watcher`` (port, tournament): a live-stream
+    subscriber there records what it is shown."""
     stats = Stats()
+    seen: dict[str, list[tuple[int, float]]] = {}
+    watch_task = None
+    if watcher is not None:
+        watch_task = asyncio.create_task(watch(watcher[0], watcher[1], seen))
+        await asyncio.sleep(0.5)  # subscribed (its snapshot read) before the load starts
     t0 = time.perf_counter() + 0.2
     deadline = t0 + limit_s
     left = await asyncio.gather(
-        *[kiosk(port, t, tokens[t], plans[t], stats, t0, deadline, single_only) for t in plans]
+        *[kiosk(ports[t], t, tokens[t], plans[t], stats, t0, deadline, single_only) for t in plans]
     )
-    return stats, sum(left), time.perf_counter() - t0
+    if watch_task is not None:
+        await asyncio.sleep(1.0)  # what is still on its way to the stream
+        watch_task.cancel()
+        try:
+            await watch_task
+        except (asyncio.CancelledError, OSError):
+            pass
+    return stats, sum(left), time.perf_counter() - t0, seen
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -286,6 +352,13 @@ def report(
             **cond,
         )
         emit(
+            f"{phase}.total_cpu_ms_per_event",
+            round(1000 * (server_cpu + pg_cpu) / max(1, stats.acked), 3),
+            "ms",
+            note="serve processes + PostgreSQL; events/s ~ cores x 1000 / this where CPU limits",
+            **cond,
+        )
+        emit(
             f"{phase}.events_per_server_cpu_s",
             round(stats.acked / max(1e-9, server_cpu), 1),
             "events/s",
@@ -321,9 +394,21 @@ def main() -> int:
     ap.add_argument("--max-s", type=float, default=0.0, help="closed-loop capacity phase (s)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", action="store_true", help="keep the PostgreSQL schema")
+    ap.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="serve processes on the one PostgreSQL database, the tables spread over them",
+    )
     args = ap.parse_args()
     if args.tables < 2 or args.tables % 2:
         ap.error("--tables: an even number >= 2 (two pairs per table)")
+    if not 1 <= args.processes <= 64:
+        ap.error("--processes: 1 to 64 serve processes")
+    if args.processes > 1 and not args.db.startswith("postgres"):
+        ap.error(
+            "--processes N > 1 needs PostgreSQL (--db postgresql://...): SQLite is one process"
+        )
 
     schema = None
     db = args.db
@@ -334,30 +419,38 @@ def main() -> int:
         with psycopg.connect(db, autocommit=True) as c:
             c.execute(f'CREATE SCHEMA "{schema}"')
         db = f"{db}{'&' if '?' in db else '?'}options=-csearch_path%3D{schema}"
-    port = free_port()
-    log = open(Path(os.environ.get("TMPDIR", "/tmp")) / f"scoreboard_bench_{port}.log", "wb")  # noqa: SIM115
     env = dict(os.environ, GUANDAN_SCOREBOARD_PUSH_INTERVAL="1.0")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kiosk",
-            "scoreboard",
-            "serve",
-            "--db",
-            db,
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=log,
-        stderr=log,
-    )
+    procs: list[subprocess.Popen[bytes]] = []
+    logs: list[Path] = []
+    server_ports: list[int] = []
+
+    def spawn(migrate: bool) -> None:
+        port = free_port()
+        path = Path(os.environ.get("TMPDIR", "/tmp")) / f"scoreboard_bench_{port}.log"
+        cmd = [sys.executable, "-m", "kiosk", "scoreboard", "serve", "--db", db]
+        cmd += ["--port", str(port), "--log-level", "warning"]
+        if not migrate:
+            cmd.append("--no-migrate")  # the first process migrated the database
+        with open(path, "wb") as log:
+            procs.append(subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=log))
+        logs.append(path)
+        server_ports.append(port)
+
+    def wait_ready(i: int) -> None:
+        import httpx
+
+        for _ in range(300):
+            try:
+                url = f"http://127.0.0.1:{server_ports[i]}/healthz"
+                if httpx.get(url, timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise SystemExit(f"scoreboard process {i + 1} did not start; see {logs[i]}")
+
     cond = {
         "tables": args.tables,
+        "processes": args.processes,
         "db": "postgresql" if schema else "sqlite",
         "machine": f"{platform.node()} {os.cpu_count()} cpu",
         "date": time.strftime("%Y-%m-%d"),
@@ -365,15 +458,13 @@ def main() -> int:
     try:
         import httpx
 
+        spawn(migrate=True)
+        wait_ready(0)
+        for i in range(1, args.processes):
+            spawn(migrate=False)
+            wait_ready(i)
+        port = server_ports[0]
         base = f"http://127.0.0.1:{port}"
-        for _ in range(300):
-            try:
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        else:
-            raise SystemExit("scoreboard did not start; see " + log.name)
         with httpx.Client(base_url=base, timeout=60) as c:
             tid = c.post("/api/v1/tournaments", json={"name": "bench", "lots_seed": 1}).json()["id"]
             tokens = {}
@@ -385,6 +476,13 @@ def main() -> int:
             r = c.post(f"/api/v1/tournaments/{tid}/rounds", json={})
             assert r.status_code == 201, r.text
         time.sleep(2.5)  # the server's table directory refreshes every 2 s
+        # Table i posts to process i mod N (as a proxy spreading the kiosks would).
+        ports = {t: server_ports[i % len(server_ports)] for i, t in enumerate(tokens)}
+        watcher = None
+        others: set[str] = set()
+        if args.processes > 1:
+            watcher = (server_ports[-1], tid)
+            others = {t for t, p in ports.items() if p != server_ports[-1]}
 
         rng = random.Random(args.seed)
         first: dict[str, list[tuple[float, dict]]] = {}
@@ -401,19 +499,42 @@ def main() -> int:
         pg_pids = postgres_pids()
 
         def cpu_now() -> tuple[float, float]:
-            return cpu_seconds([proc.pid]), cpu_seconds(sorted(set(pg_pids) | set(postgres_pids())))
+            servers = cpu_seconds([p.pid for p in procs])
+            return servers, cpu_seconds(sorted(set(pg_pids) | set(postgres_pids())))
+
+        def report_lag(phase: str, st: Stats, seen: dict[str, list[tuple[int, float]]]) -> None:
+            if watcher is None:
+                return
+            lags, unseen = live_lags(st, seen, others)
+            emit(
+                f"{phase}.p99_live_lag_other_process",
+                round(pct(lags, 0.99) * 1000, 2),
+                "ms",
+                p50_ms=round(pct(lags, 0.50) * 1000, 2),
+                acks=len(lags) + unseen,
+                unseen=unseen,
+                note="stored by one process (acknowledged) -> on the live stream of another",
+                **cond,
+            )
 
         n_round = sum(len(v) for v in first.values())
         c0 = cpu_now()
-        st, left, _ = asyncio.run(run_phase(port, tokens, first, args.round_s + 120))
+        st, left, _, seen = asyncio.run(
+            run_phase(ports, tokens, first, args.round_s + 120, watcher=watcher)
+        )
         c1 = cpu_now()
         used = (c1[0] - c0[0], max(0.0, c1[1] - c0[1]))
         report("round", st, left, round(n_round / args.round_s, 1), cond, used)
+        report_lag("round", st, seen)
         n_burst = sum(len(v) for v in last.values())
-        st, left, _ = asyncio.run(run_phase(port, tokens, last, args.burst_s + 120))
+        c1 = cpu_now()
+        st, left, _, seen = asyncio.run(
+            run_phase(ports, tokens, last, args.burst_s + 120, watcher=watcher)
+        )
         c2 = cpu_now()
         used = (c2[0] - c1[0], max(0.0, c2[1] - c1[1]))
         report("burst", st, left, round(n_burst / args.burst_s, 1), cond, used)
+        report_lag("burst", st, seen)
 
         if args.max_s > 0:
             extra: dict[str, list[tuple[float, dict]]] = {}
@@ -425,7 +546,9 @@ def main() -> int:
                 ]
                 produced += len(extra[t])
             c3 = cpu_now()
-            st, left, _ = asyncio.run(run_phase(port, tokens, extra, args.max_s, single_only=True))
+            st, left, _, _seen = asyncio.run(
+                run_phase(ports, tokens, extra, args.max_s, single_only=True)
+            )
             c4 = cpu_now()
             used = (c4[0] - c3[0], max(0.0, c4[1] - c3[1]))
             report("max_single", st, left, None, cond, used)
@@ -457,11 +580,13 @@ def main() -> int:
         )
         emit("matches_finished", finished, "matches", expected=args.tables, **cond)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
         if schema and not args.keep:
             import psycopg
 
