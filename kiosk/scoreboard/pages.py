@@ -601,12 +601,19 @@ def register_pages(app: FastAPI) -> None:
 
     # ------------------------------------------------------------------ public pages
     @app.get("/scoreboard", include_in_schema=False)
-    def board_index(request: Request) -> Response:
+    def board_index(request: Request, lang: str | None = None) -> Response:
+        lg = pick_lang(request, lang)
         with sb_of(request).sf() as s:
             ts = list(s.execute(select(Tournament).order_by(Tournament.id)).scalars())
         if len(ts) == 1:
-            return RedirectResponse(f"/scoreboard/{ts[0].id}", status_code=307)
-        return TEMPLATES.TemplateResponse(request, "board_index.html", {"tournaments": ts})
+            return RedirectResponse(f"/scoreboard/{ts[0].id}?lang={lg}", status_code=307)
+        tr = Tr(lg)
+        ctx = {"tournaments": ts, "t_": tr, "lang": lg, "other": "en" if lg == "zh" else "zh"}
+        page = TEMPLATES.env.get_template("board_list.html").render(ctx)
+        if tr.missing:
+            keys = html.escape(" ".join(tr.missing))
+            page = page.replace("<html ", f'<html data-i18n-missing="{keys}" ', 1)
+        return HTMLResponse(page)
 
     async def board_ctx(request: Request, tid: int, lang: str) -> dict[str, Any] | None:
         from starlette.concurrency import run_in_threadpool

@@ -90,7 +90,7 @@ def _families() -> dict[str, list[str]]:
 def test_catalogue_has_both_languages_for_every_key_the_pages_use() -> None:
     cat = json.loads(CATALOGUE.read_text(encoding="utf-8"))
     used = set()
-    for f in ("templates/board.html", "templates/_board_parts.html"):
+    for f in ("templates/board.html", "templates/_board_parts.html", "templates/board_list.html"):
         used |= set(re.findall(r't_\("([\w.]+)"', (HERE / f).read_text(encoding="utf-8")))
     used |= set(
         re.findall(r'tr\("([\w.]+)"', (HERE / "static/board.js").read_text(encoding="utf-8"))
@@ -184,3 +184,18 @@ def test_disputes_api(board: tuple[Server, dict[str, Any]]) -> None:
         assert d["review"] == "http://10.0.0.12:8080/review?deal=2" and d["deal"] == 2
     foul = t2["disputes"][0]
     assert (foul["seat"], foul["foul"], foul["type"]) == ("E", "exposed_card", "foul")
+
+
+def test_tournament_list_in_each_language(board: tuple[Server, dict[str, Any]]) -> None:
+    srv, b = board
+    with srv.client() as c:
+        r = c.get("/scoreboard", params={"lang": "en"}, follow_redirects=False)
+        if r.status_code == 307:  # one tournament: straight to it, in the language asked
+            assert r.headers["location"] == f"/scoreboard/{b['id']}?lang=en"
+            made = c.post("/api/v1/tournaments", json={"name": "夏季杯", "profile": "swiss-421"})
+            assert made.status_code == 201, made.text
+        for lang, title in (("zh", "<h1>比赛</h1>"), ("en", "<h1>Tournaments</h1>")):
+            r = c.get("/scoreboard", params={"lang": lang})
+            assert r.status_code == 200 and title in r.text, r.text
+            assert "data-i18n-missing" not in r.text and "春季杯 Spring Cup" in r.text
+            assert f'href="/scoreboard/{b["id"]}?lang={lang}"' in r.text
