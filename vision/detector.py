@@ -200,6 +200,7 @@ class Detector:
         joker_weak_below: float | None = None,
         suit_balance: bool = False,
         deck: DeckProfile | str | Path | None = None,
+        invert: bool = False,
     ) -> None:
         self.model_path = Path(model) if model else DEFAULT_MODEL
         self.det, self.det_meta = _session(self.model_path, "detector", threads)
@@ -236,6 +237,11 @@ class Detector:
         if zoom_box is not None and not zoom_box > 0:
             raise ValueError(f"zoom_box {zoom_box}: a positive size in pixels (or None) expected")
         self.zoom_limit, self.zoom_box = zoom_limit, zoom_box
+        #: also look for corners in the negative image (light ink on dark card: a black deck
+        #: with silver and gold indices reads there as a white one with dark indices); the
+        #: classifier still names them from the image itself. Doubles the corner stage's cost,
+        #: so `vision detect` turns it on and the table pipeline leaves it off (models/README.md)
+        self.invert = invert
         if rotations not in (1, 2, 4):
             raise ValueError(f"rotations {rotations}: 1, 2 or 4 expected")
         #: classifier test-time augmentation: the crop also turned by 180 (2) or by each quarter
@@ -311,7 +317,8 @@ class Detector:
         base = min(1.0, self.max_side / max(h, w))
         all_boxes, all_scores = [], []
         scales = self._scales(max(h, w), base)
-        for s in scales:
+        passes = [(s, False) for s in scales] + ([(s, True) for s in scales] if self.invert else [])
+        for s, negative in passes:
             work = (
                 image
                 if s == 1.0
@@ -323,6 +330,8 @@ class Detector:
                     interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC,
                 )
             )
+            if negative:
+                work = 255 - work
             wh, ww = work.shape[:2]
             overlap = 96
             for y0 in _tiles(wh, self.tile, overlap):
