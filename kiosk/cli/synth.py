@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 __all__ = ["register"]
@@ -41,7 +40,9 @@ def register(subparsers: Any) -> None:
         "--deck",
         default=None,
         help="deck design (default tigullio, held out of detector training; also plastic, "
-        "guyenne-classic, paris, proc-serif, or cv-plain)",
+        "guyenne-classic, paris, proc-serif, any aisleriot or kde-* design, or cv-plain, a drawn "
+        "test face). Rendered on first use into datasets/generated/decks ($GUANDAN_DECKS_DIR); "
+        "when this machine lacks what that needs, it stops and says what to install",
     )
     v.add_argument("--fps", type=float, default=10.0, help="frames per second (default 10)")
     v.add_argument(
@@ -95,27 +96,19 @@ def _video(args: argparse.Namespace) -> int:
     if args.deals < 1 or args.deals > 200:
         raise ValueError(f"--deals must be 1..200, got {args.deals}")
     profile = load_profile(args.profile)
-    # no --deck: the held-out default when it is rendered here, else the fallbacks the renderer
-    # documents (proc-serif drawn with Pillow, else an OpenCV-drawn face), said on stderr
-    decks = [args.deck] if args.deck else [DEFAULT_DECK, "proc-serif", "cv-plain"]
-    for i, deck in enumerate(decks):
-        try:
-            info = render_game(
-                profile,
-                seed=args.seed,
-                deals=args.deals,
-                out=args.out,
-                fps=args.fps,
-                size=_size(args.size),
-                deck=deck,
-                mischief=args.mischief,
-                noise=args.noise,
-            )
-            break
-        except FileNotFoundError as exc:
-            if i == len(decks) - 1:
-                raise ValueError(str(exc)) from None
-            print(f"guandan synth: {exc}; using deck {decks[i + 1]!r}", file=sys.stderr)
+    # the named deck (default tigullio), rendered on first use; never another one instead: a
+    # deck that cannot be rendered here stops with what to install (DeckUnavailable, exit 1)
+    info = render_game(
+        profile,
+        seed=args.seed,
+        deals=args.deals,
+        out=args.out,
+        fps=args.fps,
+        size=_size(args.size),
+        deck=args.deck or DEFAULT_DECK,
+        mischief=args.mischief,
+        noise=args.noise,
+    )
     print(
         json.dumps(
             {
@@ -142,11 +135,8 @@ def _enrolment(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if not out.parent.resolve().exists():
         raise ValueError(f"--out {out}: the folder {out.parent} does not exist")
-    try:
-        shots = render_enrolment(
-            out, seed=args.seed, deck=args.deck, size=_size(args.size), courts=args.courts
-        )
-    except FileNotFoundError as exc:
-        raise ValueError(str(exc)) from None
+    shots = render_enrolment(
+        out, seed=args.seed, deck=args.deck, size=_size(args.size), courts=args.courts
+    )
     print(json.dumps({"deck": args.deck, "frames": {kind: str(p) for p, kind in shots}}))
     return 0

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +51,23 @@ _SHEET_ROWS = {"C": 0, "D": 1, "H": 2, "S": 3}
 _SHEET_COLS = {"A": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6, "8": 7, "9": 8, "T": 9}
 _SHEET_COLS.update({"J": 10, "Q": 11, "K": 12})
 CARD_W = 240  # rendered card width in pixels (height follows the deck's aspect)
+#: The designs Debian's gnome-cards-data 3.22 ships (``AISLERIOT_DIR/<name>.svgz``): a name here
+#: whose sheet is missing asks for that package, any other unknown name is bad input.
+AISLERIOT_DESIGNS = (
+    "ancient_french anglo anglo_bitmap anglo_modern anglo_modern_4_color anglo_poker atlasnye "
+    "atlasnye_skat bellot berlin dondorf gnomangelo gnomangelo_bitmap guyenne-classic lattmann "
+    "neoclassical neoclassical_4_color orell ornamental paris plastic rheinland simplistic "
+    "swiss-xvii tango tango_nuevo tarocco tigullio"
+).split()
+
+
+class DeckUnavailable(FileNotFoundError):
+    """A named deck design that cannot be rendered with what is installed here; the message
+    names the deck, what is missing and what to install."""
+
+
+class UnknownDeck(ValueError):
+    """A deck name that is no design this project can render (bad input)."""
 
 
 @dataclass(frozen=True)
@@ -128,15 +147,76 @@ def measure_index_box(cards: dict[str, np.ndarray]) -> tuple[float, float, float
     )
 
 
-def render_aisleriot(sheet: Path, out_root: Path) -> Deck:
-    import cairosvg  # train extra
+def sheet_renderer() -> str:
+    """How this machine renders an aisleriot SVG sheet: ``cairosvg`` (the train extra) when
+    importable, else Debian's ``rsvg-convert`` (librsvg2-bin; the same faces to within a grey
+    level on 99.9 % of the pixels, tigullio 2026-12-04); DeckUnavailable when neither is."""
+    try:
+        import cairosvg  # noqa: F401  (train extra)
 
+        return "cairosvg"
+    except (ImportError, OSError):  # OSError: the package without its libcairo
+        pass
+    if shutil.which("rsvg-convert"):
+        return "rsvg-convert"
+    raise DeckUnavailable(
+        "there is no SVG renderer here: install cairosvg (pip install cairosvg, or the train "
+        "extra: pip install -e '.[train]') or Debian's rsvg-convert (apt-get install librsvg2-bin)"
+    )
+
+
+def _sheet_png(sheet: Path, width: int) -> bytes:
+    """The whole sheet rendered ``width`` pixels wide, as PNG bytes."""
+    import subprocess
+
+    how = sheet_renderer()
+    if how == "cairosvg":
+        import cairosvg
+
+        return bytes(cairosvg.svg2png(url=str(sheet), output_width=width))
+    r = subprocess.run(
+        ["rsvg-convert", "-w", str(width), str(sheet)], capture_output=True, check=False
+    )
+    if r.returncode != 0 or not r.stdout:
+        msg = r.stderr.decode(errors="replace").strip()[:200]
+        raise OSError(f"{sheet}: rsvg-convert could not render it ({msg})")
+    return r.stdout
+
+
+def _staging(out: Path) -> Path:
+    """A fresh folder beside ``out`` to render a deck into (``_publish`` renames it to ``out``):
+    a reader never sees half a deck, and two renderers at once do not mix their files."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    return tmp
+
+
+def _publish(tmp: Path, out: Path) -> Deck:
+    """Rename the finished ``tmp`` folder to ``out`` (when another process got there first,
+    or an unfinished ``out`` without deck.json is in the way, keep the finished one)."""
+    if out.exists() and not (out / "deck.json").exists():
+        shutil.rmtree(out, ignore_errors=True)  # an interrupted render of the old code
+    try:
+        tmp.rename(out)
+    except OSError:
+        if not (out / "deck.json").exists():
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
+    return load_deck(out)
+
+
+def render_aisleriot(sheet: Path, out_root: Path) -> Deck:
+    """Deck ``<sheet stem>`` cut from its aisleriot sheet (rendered by ``sheet_renderer``)."""
     out = out_root / sheet.stem
     meta = out / "deck.json"
     if meta.exists():
         return load_deck(out)
-    png = cairosvg.svg2png(url=str(sheet), output_width=CARD_W * 13)
+    png = _sheet_png(sheet, CARD_W * 13)
     arr = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
+    if arr is None:
+        raise OSError(f"{sheet}: the rendered sheet is not an image")
     if arr.shape[2] == 3:
         arr = cv2.cvtColor(arr, cv2.COLOR_BGR2BGRA)
     sh, sw = arr.shape[:2]
@@ -157,11 +237,13 @@ def render_aisleriot(sheet: Path, out_root: Path) -> Deck:
     cards["SB"] = cut(4, 0)
     cards["HR"] = cut(4, 1)
     box = measure_index_box(cards)
-    out.mkdir(parents=True, exist_ok=True)
+    tmp = _staging(out)
     for name, img in cards.items():
-        cv2.imwrite(str(out / f"{name}.png"), img)
-    meta.write_text(json.dumps({"name": sheet.stem, "source": str(sheet), "index_box": box}))
-    return load_deck(out)
+        cv2.imwrite(str(tmp / f"{name}.png"), img)
+    (tmp / "deck.json").write_text(
+        json.dumps({"name": sheet.stem, "source": str(sheet), "index_box": box})
+    )
+    return _publish(tmp, out)
 
 
 # --------------------------------------------------------------------------- KDE card decks
@@ -193,7 +275,7 @@ def _rsvg(svg: Path, element: str, zoom: float) -> np.ndarray | None:
     import subprocess
 
     if shutil.which("rsvg-convert") is None:
-        raise FileNotFoundError("rsvg-convert missing: apt-get install librsvg2-bin")
+        raise DeckUnavailable("rsvg-convert missing: apt-get install librsvg2-bin")
     r = subprocess.run(
         ["rsvg-convert", "-i", element, "-z", f"{zoom:g}", str(svg)],
         capture_output=True,
@@ -229,7 +311,7 @@ def render_kdegames(name: str, out_root: Path) -> Deck:
         return load_deck(out)
     svgs = sorted((KDEGAMES_DIR / f"svg-{name}").glob("*.svgz"))
     if not svgs:
-        raise FileNotFoundError(
+        raise DeckUnavailable(
             f"{KDEGAMES_DIR}/svg-{name} missing: apt-get install kdegames-card-data-kf5"
         )
     svg = svgs[0]
@@ -253,13 +335,13 @@ def render_kdegames(name: str, out_root: Path) -> Deck:
             )
         cards[card] = img
     box = measure_index_box(cards)
-    out.mkdir(parents=True, exist_ok=True)
+    tmp = _staging(out)
     for card, img in cards.items():
-        cv2.imwrite(str(out / f"{card}.png"), img)
-    meta.write_text(
+        cv2.imwrite(str(tmp / f"{card}.png"), img)
+    (tmp / "deck.json").write_text(
         json.dumps({"name": out.name, "source": str(svg), "index_box": box, "missing": missing})
     )
-    return load_deck(out)
+    return _publish(tmp, out)
 
 
 def build_kdegames(out_root: Path, names: tuple[str, ...] = KDE_DECKS) -> list[Deck]:
@@ -338,7 +420,7 @@ def render_procedural(name: str, out_root: Path, seed: int) -> Deck:
     black = (int(rng.integers(0, 30)),) * 3 + (255,)
     paper = tuple(int(v) for v in rng.integers(238, 256, 3)) + (255,)
     x0 = int(w * 0.05)
-    out.mkdir(parents=True, exist_ok=True)
+    tmp = _staging(out)
 
     def blank() -> tuple[Image.Image, ImageDraw.ImageDraw]:
         im = Image.new("RGBA", (w, h), (0, 0, 0, 0))
@@ -380,15 +462,15 @@ def render_procedural(name: str, out_root: Path, seed: int) -> Deck:
         mask = rot[:, :, 3] > 0
         ink = np.abs(rot[:, :, :3].astype(int) - np.array(paper[:3])).sum(axis=2) > 60
         region[mask & ink] = rot[mask & ink]
-        cv2.imwrite(str(out / f"{card}.png"), cv2.cvtColor(arr, cv2.COLOR_RGBA2BGRA))
-    cards = {c: cv2.imread(str(out / f"{c}.png"), cv2.IMREAD_UNCHANGED) for c in CARD_NAMES}
+        cv2.imwrite(str(tmp / f"{card}.png"), cv2.cvtColor(arr, cv2.COLOR_RGBA2BGRA))
+    cards = {c: cv2.imread(str(tmp / f"{c}.png"), cv2.IMREAD_UNCHANGED) for c in CARD_NAMES}
     box = measure_index_box(cards)
     # the CJK joker index is taller than the rank + suit: widen the box to cover both
     box = (box[0], box[1], max(box[2], 0.05 + cjk.size * 1.05 / w), max(box[3], 0.34))
-    (out / "deck.json").write_text(
+    (tmp / "deck.json").write_text(
         json.dumps({"name": name, "source": "procedural", "index_box": box})
     )
-    return load_deck(out)
+    return _publish(tmp, out)
 
 
 def build_all(out_root: Path, include: list[str] | None = None) -> list[Deck]:
@@ -411,3 +493,75 @@ def build_all(out_root: Path, include: list[str] | None = None) -> list[Deck]:
 
 def load_all(out_root: Path) -> list[Deck]:
     return [load_deck(p.parent) for p in sorted(out_root.glob("*/deck.json"))]
+
+
+def deck_seed(name: str) -> int:
+    """The seed ``build_all`` draws procedural deck ``name`` with (proc-serif: 101)."""
+    return 100 + list(_FONTS).index(name)
+
+
+def known_decks() -> list[str]:
+    """The deck names ``ensure_deck`` knows how to render (where their packages are installed)."""
+    kde = [f"kde-{n}" for n in KDE_DECKS]
+    return sorted(set(AISLERIOT_DESIGNS) - EXCLUDED) + list(_FONTS) + kde + ["rand-NNN"]
+
+
+def ensure_deck(name: str, out_root: Path) -> Deck:
+    """Deck ``name``, rendered into ``out_root/<name>`` on first use (later calls load it).
+
+    Aisleriot designs (``tigullio``, ``plastic``, ...) need Debian's gnome-cards-data and an SVG
+    renderer (cairosvg or rsvg-convert), ``proc-*`` and ``rand-NNN`` decks Pillow and the DejaVu
+    and Noto CJK fonts, ``kde-*`` decks kdegames-card-data-kf5 and rsvg-convert. When something
+    is missing: ``DeckUnavailable`` (a FileNotFoundError) saying what to install; never another
+    deck instead. A name none of these: ``UnknownDeck`` (a ValueError)."""
+    out = out_root / name
+    if (out / "deck.json").exists():
+        return load_deck(out)
+    why = f"deck {name!r} is not rendered under {out_root}, and"
+    pillow = (
+        f"{why} drawing it needs Pillow, which is not installed: pip install pillow "
+        "(or the train extra: pip install -e '.[train]')"
+    )
+    if name in _FONTS:
+        try:
+            import PIL  # noqa: F401  (train extra)
+        except ImportError:
+            raise DeckUnavailable(pillow) from None
+        try:
+            fonts = [font_path(_FONTS[name]), font_path(_SYMBOL_FONT), _CJK_FONT]
+        except FileNotFoundError:
+            fonts = [_FONTS[name], _SYMBOL_FONT, _CJK_FONT]
+        missing = [f for f in fonts if not Path(f).exists()]
+        if missing:
+            raise DeckUnavailable(
+                f"{why} drawing it needs the fonts {', '.join(missing)}: apt-get install "
+                "fonts-dejavu-core fonts-noto-cjk"
+            )
+        return render_procedural(name, out_root, seed=deck_seed(name))
+    if name.startswith("rand-") and name[5:].isdigit():
+        try:
+            from vision.synth.randdecks import render_random
+
+            return render_random(int(name[5:]), out_root)
+        except ImportError:
+            raise DeckUnavailable(pillow) from None
+    if name.startswith("kde-") and name[4:] in KDE_DECKS:
+        try:
+            return render_kdegames(name[4:], out_root)
+        except DeckUnavailable as exc:
+            raise DeckUnavailable(f"{why} {exc}") from None
+    sheet = AISLERIOT_DIR / f"{name}.svgz"
+    if sheet.exists():
+        try:
+            return render_aisleriot(sheet, out_root)
+        except DeckUnavailable as exc:
+            raise DeckUnavailable(f"{why} to render its sheet {sheet} {exc}") from None
+    if name in AISLERIOT_DESIGNS:
+        raise DeckUnavailable(
+            f"{why} its sheet {sheet} is missing: apt-get install gnome-cards-data (then an SVG "
+            "renderer: cairosvg from the train extra, or apt-get install librsvg2-bin)"
+        )
+    raise UnknownDeck(
+        f"deck {name!r}: no such design (rendered under {out_root} or known here: "
+        f"{', '.join(known_decks())})"
+    )

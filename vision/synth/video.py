@@ -34,9 +34,12 @@ perfect detector would give; vision/pipeline.py's ``OracleDetector`` reads it) a
 
 ``render_enrolment`` films a deck laid out for ``guandan vision enrol`` (vision/enrol.py): each
 suit, then the jokers, the cards apart in the four play zones, one PNG still per shot.
-Deck faces come from vision/synth/decks.py (``datasets/generated/decks/<name>``; default a deck
-held out of detector training, ``tigullio``); when no rendered deck is there, ``proc-serif`` is
-drawn (needs Pillow), else a plain OpenCV-drawn face (``cv-plain``; tests only).
+Deck faces come from vision/synth/decks.py (``datasets/generated/decks/<name>``, or
+``$GUANDAN_DECKS_DIR/<name>``; default a deck held out of detector training, ``tigullio``). A deck
+not rendered there yet is rendered on first use (``decks.ensure_deck``: an aisleriot design needs
+Debian's gnome-cards-data and cairosvg or rsvg-convert, a ``proc-*`` deck Pillow); when that
+cannot be done here the error says what to install, and no other deck is used instead. A plain
+OpenCV-drawn face (``cv-plain``; tests only) only when asked for by that name.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +64,7 @@ __all__ = [
     "DEFAULT_DECK",
     "EVAL_DECKS",
     "load_faces",
+    "decks_root",
 ]
 
 DEFAULT_DECK = "tigullio"
@@ -103,32 +108,26 @@ def _cv_face(card: str, w: int = 96) -> np.ndarray:
     return img
 
 
+def decks_root() -> Path:
+    """Where rendered decks live: ``$GUANDAN_DECKS_DIR``, else ``DECKS_DIR``."""
+    return Path(os.environ.get("GUANDAN_DECKS_DIR") or DECKS_DIR)
+
+
 def load_faces(name: str = DEFAULT_DECK, decks_dir: Path | None = None) -> Faces:
-    """Faces of a rendered deck (falls back as the module doc says)."""
-    from vision.synth.decks import CARD_NAMES
+    """Faces of deck ``name``, rendered on first use (see the module doc). ``cv-plain`` only by
+    name. Raises ``decks.DeckUnavailable`` (a FileNotFoundError) naming what to install, or
+    ``decks.UnknownDeck`` (a ValueError) for a name that is no design."""
+    from vision.synth.decks import CARD_NAMES, ensure_deck
 
-    root = decks_dir or DECKS_DIR
-    path = root / name
-    deck = None
-    if (path / "deck.json").exists():
-        from vision.synth.decks import load_deck
-
-        deck = load_deck(path)
-    elif name.startswith("proc-"):
-        try:
-            from vision.synth.decks import render_procedural
-
-            deck = render_procedural(name, root, seed=101)
-        except (ImportError, OSError, KeyError):
-            deck = None
-    if deck is None:
-        if name != "cv-plain":
-            raise FileNotFoundError(
-                f"deck {name!r} is not rendered under {root}: run `guandan train decks` "
-                "(needs gnome-cards-data and cairosvg), or use --deck proc-serif (Pillow) or "
-                "--deck cv-plain"
-            )
+    if name == "cv-plain":
         return Faces("cv-plain", {c: _cv_face(c) for c in CARD_NAMES}, (0.0, 0.0, 0.25, 0.28))
+    deck = ensure_deck(name, decks_dir or decks_root())
+    lacking = [c for c in CARD_NAMES if c not in deck.cards]
+    if lacking:  # kde-penguins & co.: no jokers
+        raise ValueError(
+            f"deck {name!r} has no {' '.join(lacking)}: a Guandan game needs all 54 cards; "
+            "choose another deck"
+        )
     images = {}
     for c in CARD_NAMES:
         img = deck.image(c)
