@@ -10,7 +10,6 @@ from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
 from kiosk.scoreboard import service
-from kiosk.scoreboard.app import API, SB, Creds, State, _table_for_token
 from kiosk.scoreboard.health import (
     HealthIn,
     history,
@@ -25,6 +24,7 @@ from kiosk.scoreboard.models import Tournament
 from kiosk.scoreboard.pages import TEMPLATES
 from kiosk.scoreboard.schemas import IntId
 from kiosk.scoreboard.service import ApiError
+from kiosk.scoreboard.state import API, SB, Creds, State, table_for_token
 
 METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -38,7 +38,7 @@ def register_health(app: FastAPI) -> None:
     async def post_health(table_id: str, body: HealthIn, creds: Creds, sb: SB) -> dict[str, Any]:
         """A table kiosk's health report (its own table token; every few seconds beside the
         outbox). Answers the status the scoreboard gives the table now, with the reasons."""
-        own = _table_for_token(creds.credentials if creds else None, sb)
+        own = table_for_token(creds.credentials if creds else None, sb)
         key = sb.directory.resolve(table_id, own)
         if key != own:
             raise ApiError(

@@ -20,6 +20,7 @@ from kiosk.scoreboard.models import Tournament
 from kiosk.scoreboard.schemas import IntId
 from kiosk.scoreboard.service import ApiError
 from kiosk.scoreboard.standings import PROFILES
+from kiosk.scoreboard.state import State, admin_ok
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).with_name("templates")))
 #: the public pages' one string catalogue ``{key: {zh, en}}`` (Chinese default, ``?lang=en``)
@@ -174,15 +175,13 @@ def board_data(s: Any, tid: int) -> dict[str, Any] | None:
 
 
 def register_pages(app: FastAPI) -> None:
-    from kiosk.scoreboard.app import State, _admin_ok
-
     def sb_of(request: Request) -> State:
         sb: State = request.app.state.sb
         return sb
 
     def guard(request: Request) -> Response | None:
         sb = sb_of(request)
-        if not _admin_ok(request, sb):
+        if not admin_ok(request, sb):
             return HTMLResponse(
                 "<h1>401</h1><p>Admin key required: log in with any user name and the key "
                 "(GUANDAN_SCOREBOARD_ADMIN_KEY) as password.</p>",
