@@ -23,6 +23,8 @@ from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 
+from kiosk.table.i18n import inline_state
+
 HERE = Path(__file__).parent
 MAX_DELAY = 900.0
 
@@ -160,8 +162,6 @@ def register_overlay(app: FastAPI, kiosk: Any) -> None:
         """The table for broadcast: ``layout=full`` (seats round the picture, the trick large
         in the middle) or ``lower`` (a lower third); ``lang`` zh (default) or en; sized to the
         viewport (1920x1080 or 1280x720)."""
-        from kiosk.table.app import inline_state
-
         return HTMLResponse(inline_state(HERE / "static" / "table.html", _initial(delay)))
 
     @app.get("/overlay/ticker", include_in_schema=False)
@@ -169,8 +169,6 @@ def register_overlay(app: FastAPI, kiosk: Any) -> None:
         delay: float | None = Query(default=None, ge=0, le=MAX_DELAY),
         lang: str = Query(default="zh", pattern="^(zh|en)$", description="zh or en"),
     ) -> HTMLResponse:
-        from kiosk.table.app import inline_state
-
         return HTMLResponse(inline_state(HERE / "static" / "ticker.html", _initial(delay)))
 
     @app.get("/overlay/state")

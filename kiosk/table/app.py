@@ -24,8 +24,8 @@ set-up in referee mode (``POST /api/referee/pair`` -> a token the device keeps; 
 its hash, so a restart keeps the pairing). The overlay, the state and the stream stay open.
 
 Every string a person reads comes from one catalogue, ``static/i18n.json`` (``{key: {zh, en}}``,
-Chinese the default), inlined into the pages as ``window.GD_I18N``; error answers carry
-``detail`` (English), ``detail_zh`` and a ``code``.
+Chinese the default; read by ``i18n.py``), inlined into the pages as ``window.GD_I18N``; error
+answers carry ``detail`` (English), ``detail_zh`` and a ``code``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ import secrets
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -54,6 +53,8 @@ from starlette.concurrency import run_in_threadpool
 
 from engine.events import FOUL_KINDS
 from engine.observations import ObservationError
+from kiosk.overlay.routes import register_overlay
+from kiosk.table.i18n import inline_state, say
 from kiosk.table.outbox import Outbox
 from kiosk.table.store import EventLog
 from kiosk.table.worker import SEATS, ActionError, TableWorker
@@ -63,20 +64,6 @@ HERE = Path(__file__).parent
 Token = Annotated[str | None, Header(alias="X-Referee-Token")]
 #: the screen's pairing token (from the page, ``POST /api/pairing/local`` or ``/api/referee/pair``)
 Pairing = Annotated[str | None, Header(alias="X-Table-Pairing")]
-CATALOGUE = HERE / "static" / "i18n.json"
-
-
-@lru_cache(maxsize=1)
-def catalogue() -> dict[str, dict[str, str]]:
-    """The string catalogue ``{key: {"zh": ..., "en": ...}}`` shared by the pages and the server."""
-    data: dict[str, dict[str, str]] = json.loads(CATALOGUE.read_text(encoding="utf-8"))
-    return data
-
-
-def say(key: str, **params: Any) -> dict[str, str]:
-    """The catalogue's entry ``key`` with ``{name}`` filled in, in both languages."""
-    entry = catalogue()[key]
-    return {lang: entry[lang].format(**params) for lang in ("en", "zh")}
 
 
 def is_loopback(host: str | None) -> bool:
@@ -309,20 +296,6 @@ class SeatingIn(BaseModel):
     E: str = Field(default="", max_length=60)
     S: str = Field(default="", max_length=60)
     W: str = Field(default="", max_length=60)
-
-
-def _js(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
-
-
-def inline_state(page: Path, state: Any, **extra: Any) -> str:
-    """The page with ``window.GD_STATE`` set to ``state`` and ``window.GD_I18N`` to the string
-    catalogue (JSON, safe inside <script>); each ``extra`` becomes ``window.GD_<NAME>``."""
-    html = page.read_text(encoding="utf-8")
-    js = f"window.GD_STATE = {_js(state)};window.GD_I18N = {_js(catalogue())};"
-    for k, v in extra.items():
-        js += f"window.GD_{k.upper()} = {_js(v)};"
-    return html.replace("<!--STATE-->", f"<script>{js}</script>", 1)
 
 
 def _said(key: str, **params: Any) -> dict[str, str]:
@@ -656,8 +629,6 @@ def create_app(kiosk: Kiosk, *, manage: bool = True) -> FastAPI:
         except ActionError as exc:
             return _refused(exc)
         return JSONResponse({"ok": True, "seating": body.model_dump()})
-
-    from kiosk.overlay.routes import register_overlay
 
     register_overlay(app, kiosk)
     from kiosk.review.routes import register_live  # the dispute review desk (issue 43)

@@ -19,7 +19,7 @@ import pytest
 
 from engine.combos import KINDS
 from engine.events import EVENT_FIELDS, FOUL_KINDS
-from kiosk.table.app import catalogue
+from kiosk.table.i18n import catalogue
 from tests.helpers_server import REPO
 
 from .helpers import Proc, free_port, get_json, kiosk_proc, post_json, wait_for
