@@ -141,7 +141,8 @@ def _bundle(args: argparse.Namespace) -> int:
 def _open(args: argparse.Namespace) -> int:
     import tempfile
 
-    from kiosk.review.bundle import BundleDesk, create_offline_app
+    from kiosk.review.bundle import BundleDesk
+    from kiosk.review.routes import create_offline_app
 
     with tempfile.TemporaryDirectory(prefix="gd-appeal-") as tmp:
         desk = BundleDesk(args.bundle, tmp)

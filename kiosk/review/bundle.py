@@ -358,19 +358,3 @@ class BundleDesk:
             return (img, t0 + i / fps) if ok else None
         finally:
             cap.release()
-
-
-def create_offline_app(desk: BundleDesk) -> Any:
-    """The review page and API on a checked bundle (``guandan review open``)."""
-    from fastapi import FastAPI
-
-    from kiosk.review.routes import register_review
-
-    app = FastAPI(title=f"guandan appeal: table {desk.table} deal {desk.deal}", version="1")
-
-    @app.get("/healthz")
-    def healthz() -> dict[str, Any]:
-        return {"ok": True, "table": desk.table, "deal": desk.deal, "offline": True}
-
-    register_review(app, desk, rule=None)
-    return app

@@ -44,6 +44,7 @@ from starlette.concurrency import run_in_threadpool
 
 from engine.events import FOUL_KINDS
 from kiosk.review import log as rlog
+from kiosk.review.bundle import BundleDesk, BundleError, write_bundle
 from kiosk.table.footage import MAX_CLIP_S, FootageError, FootageIndex
 
 HERE = Path(__file__).parent
@@ -444,8 +445,6 @@ def register_review(app: FastAPI, desk: Any, *, rule: Callable[..., Any] | None 
             return bad
         if desk.offline:
             return FileResponse(desk.bundle_path, filename=desk.bundle_path.name)
-        from kiosk.review.bundle import BundleError, write_bundle
-
         tmp = Path(tempfile.mkdtemp(prefix="gd-bundle-")) / f"{desk.table}-deal{deal}.zip"
         try:
             await run_in_threadpool(
@@ -466,6 +465,18 @@ def register_review(app: FastAPI, desk: Any, *, rule: Callable[..., Any] | None 
             filename=tmp.name,
             background=BackgroundTask(_rmtree, tmp.parent),
         )
+
+
+def create_offline_app(desk: BundleDesk) -> FastAPI:
+    """The review page and API on a checked bundle (``guandan review open``)."""
+    app = FastAPI(title=f"guandan appeal: table {desk.table} deal {desk.deal}", version="1")
+
+    @app.get("/healthz")
+    def healthz() -> dict[str, Any]:
+        return {"ok": True, "table": desk.table, "deal": desk.deal, "offline": True}
+
+    register_review(app, desk, rule=None)
+    return app
 
 
 def _rmtree(path: Path) -> None:
