@@ -80,7 +80,8 @@ def enrol_deck(deck: str, seed: int, tmp: Path) -> object:
     their own, read by the shipped models as `guandan vision enrol` reads them."""
     import cv2
 
-    from vision.enrol import enrol, enrolment_detector, missing_cards
+    from vision.detector import enrolment_detector
+    from vision.enrol import enrol, missing_cards
     from vision.synth.video import render_enrolment
 
     where = tmp / f"enrol-{deck}-{seed}"

@@ -6,6 +6,9 @@ import cv2
 import numpy as np
 
 CROP_SIZE = 48
+#: the classifier's class for a crop that is no corner index (a pip, the art): the detector drops
+#: it, enrolment skips it
+NONE_CLASS = "none"
 #: side of the square = longest box side * this (shows the card's corner edges); a model's own
 #: value is in its metadata (``crop_expand``, from the training config's ``[data] crop_expand``)
 CROP_EXPAND = 1.35

@@ -22,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.crops import CROP_EXPAND, CROP_SIZE, classifier_input, crop_square
+from vision.crops import CROP_EXPAND, CROP_SIZE, NONE_CLASS, classifier_input, crop_square
 from vision.enrol import DeckProfile, EnrolError, classifier_id, grey_picture
 from vision.suits import SuitBalance
 
@@ -55,7 +55,6 @@ DEFAULT_ROTATIONS = 4
 #: right ones; 0.2 chosen on scenes 0-149 (models/README.md). The table pipeline and enrolment
 #: set 0: the tracker has its own floors and hysteresis.
 DEFAULT_MIN_SCORE = 0.2
-NONE_CLASS = "none"
 _JOKERS = frozenset({"SB", "HR"})
 #: runner-up readings kept per corner (Detection.alts): at most this many ...
 ALT_MAX = 3
@@ -530,3 +529,20 @@ class Detector:
             except ImageError as exc:
                 out.append(exc)
         return out
+
+
+def enrolment_detector(
+    model: str | Path | None = None, classifier: str | Path | None = None
+) -> Detector:
+    """The detector enrolment (``vision.enrol.enrol``) reads its frames with: both detector
+    scales the kiosk's cards need (1 and 1.5; the enlarged pass whatever the frame's size and its
+    boxes' sizes) and the four quarter turns for steadier embeddings."""
+    return Detector(
+        model,
+        classifier,
+        pyramid=(1.0, 1.5),
+        zoom_limit=None,
+        zoom_box=None,
+        rotations=4,
+        min_score=0.0,
+    )

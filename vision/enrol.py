@@ -49,19 +49,36 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
 from vision.faces import CourtFaces, FaceError, faces_from_frame
 from vision.pairfaces import PairFaceError, PairFaces, faces_from_shot
 
-if TYPE_CHECKING:
-    from vision.detector import Detector
+
+class CornerReader(Protocol):
+    """What enrolment reads frames with (``vision.detector.Detector``, made for it by
+    ``vision.detector.enrolment_detector``); a protocol, so this module needs no detector."""
+
+    class_names: list[str]
+    conf: float
+    crop_expand: float
+
+    @property
+    def classifier_id(self) -> str: ...
+
+    def corners(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def classify_with_features(
+        self, image: np.ndarray, boxes: np.ndarray, rotations: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
 
 __all__ = [
     "DeckProfile",
     "EnrolError",
+    "CornerReader",
     "COURT_KINDS",
     "SHOT_KINDS",
     "SuitTemplates",
@@ -72,7 +89,6 @@ __all__ = [
     "closest_pair",
     "court_faces",
     "enrol",
-    "enrolment_detector",
     "missing_cards",
 ]
 
@@ -562,27 +578,8 @@ def assign_ranks(
     return out
 
 
-def enrolment_detector(
-    model: str | Path | None = None, classifier: str | Path | None = None
-) -> Detector:
-    """The detector enrolment reads its frames with: both detector scales the kiosk's cards need
-    (1 and 1.5; the enlarged pass whatever the frame's size and its boxes' sizes) and the four
-    quarter turns for steadier embeddings."""
-    from vision.detector import Detector
-
-    return Detector(
-        model,
-        classifier,
-        pyramid=(1.0, 1.5),
-        zoom_limit=None,
-        zoom_box=None,
-        rotations=4,
-        min_score=0.0,
-    )
-
-
 def enrol(
-    detector: Detector,
+    detector: CornerReader,
     shots: Sequence[tuple[np.ndarray, str]],
     name: str = "deck",
     copies: int = 2,
@@ -592,7 +589,7 @@ def enrol(
     court frame ``court-S`` .. ``court-D``, see ``court_faces``).
     ``copies``: corners one card may give in one shot (2: one deck's cards, each corner index
     of a card once; a shot with both decks' cards would need 4)."""
-    from vision.detector import NONE_CLASS
+    from vision.crops import NONE_CLASS
 
     if not shots:
         raise EnrolError("no enrolment frames: give one frame per suit (and one of the jokers)")

@@ -253,13 +253,12 @@ def _table(rows: list[dict[str, Any]]) -> str:
 def _enrol(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from vision.detector import read_image
+    from vision.detector import enrolment_detector, read_image
     from vision.enrol import (
         COURT_KINDS,
         SHOT_KINDS,
         closest_pair,
         enrol,
-        enrolment_detector,
         missing_cards,
     )
 

@@ -478,7 +478,7 @@ def test_min_score_drops_corners_the_classifier_is_unsure_of(
     """A corner is reported only when corner score x class probability reaches ``min_score``
     (default 0.2, ``vision detect``); the table pipeline and enrolment keep every corner over
     ``conf`` (min_score 0), their tracker having floors of its own."""
-    from vision.enrol import enrolment_detector
+    from vision.detector import enrolment_detector
     from vision.pipeline import PIPELINE_DETECTOR
 
     d = Detector()

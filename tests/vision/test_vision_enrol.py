@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from kiosk.cli import main
-from vision.detector import DEFAULT_MODEL, Detector, ModelError
+from vision.detector import DEFAULT_MODEL, Detector, ModelError, enrolment_detector
 from vision.enrol import (
     MIN_LL_GAIN,
     SHOT_KINDS,
@@ -24,7 +24,6 @@ from vision.enrol import (
     choose_suit_alpha,
     choose_weight,
     enrol,
-    enrolment_detector,
     missing_cards,
 )
 

@@ -166,8 +166,8 @@ def test_court_cards_played_are_seen_by_their_faces_with_the_enrolled_deck(court
     from engine.cards import parse_cards
     from engine.observations import Observation
     from kiosk.replay import observations_from_video
-    from vision.detector import DEFAULT_MODEL
-    from vision.enrol import enrol, enrolment_detector
+    from vision.detector import DEFAULT_MODEL, enrolment_detector
+    from vision.enrol import enrol
     from vision.pipeline import resolve_detector
     from vision.synth.video import render_enrolment, render_game
 
