@@ -501,17 +501,19 @@ def deck_seed(name: str) -> int:
 
 
 def known_decks() -> list[str]:
-    """The deck names ``ensure_deck`` knows how to render (where their packages are installed)."""
+    """The deck names ``ensure_deck`` knows how to render (where their packages are installed;
+    the classifier's randomised ``rand-NNN`` decks are vision/synth/randdecks.py's, once
+    rendered they load like any other)."""
     kde = [f"kde-{n}" for n in KDE_DECKS]
-    return sorted(set(AISLERIOT_DESIGNS) - EXCLUDED) + list(_FONTS) + kde + ["rand-NNN"]
+    return sorted(set(AISLERIOT_DESIGNS) - EXCLUDED) + list(_FONTS) + kde
 
 
 def ensure_deck(name: str, out_root: Path) -> Deck:
     """Deck ``name``, rendered into ``out_root/<name>`` on first use (later calls load it).
 
     Aisleriot designs (``tigullio``, ``plastic``, ...) need Debian's gnome-cards-data and an SVG
-    renderer (cairosvg or rsvg-convert), ``proc-*`` and ``rand-NNN`` decks Pillow and the DejaVu
-    and Noto CJK fonts, ``kde-*`` decks kdegames-card-data-kf5 and rsvg-convert. When something
+    renderer (cairosvg or rsvg-convert), ``proc-*`` decks Pillow and the DejaVu and Noto CJK
+    fonts, ``kde-*`` decks kdegames-card-data-kf5 and rsvg-convert. When something
     is missing: ``DeckUnavailable`` (a FileNotFoundError) saying what to install; never another
     deck instead. A name none of these: ``UnknownDeck`` (a ValueError)."""
     out = out_root / name
@@ -538,13 +540,6 @@ def ensure_deck(name: str, out_root: Path) -> Deck:
                 "fonts-dejavu-core fonts-noto-cjk"
             )
         return render_procedural(name, out_root, seed=deck_seed(name))
-    if name.startswith("rand-") and name[5:].isdigit():
-        try:
-            from vision.synth.randdecks import render_random
-
-            return render_random(int(name[5:]), out_root)
-        except ImportError:
-            raise DeckUnavailable(pillow) from None
     if name.startswith("kde-") and name[4:] in KDE_DECKS:
         try:
             return render_kdegames(name[4:], out_root)
