@@ -4,7 +4,7 @@ guandan table run [--camera SPEC | --observations FILE | --simulate SEED]
                   [--scoreboard URL --token T] [--db PATH] [--pin PIN] [--table ID]
                   [--profile P] [--speed X] [--host H] [--port P] [--overlay-delay S]
                   [--footage DIR|off] [--footage-segment MIN] [--footage-reserve MB]
-                  [--buttons SPEC]
+                  [--footage-budget MB] [--buttons SPEC]
 
 Without a source option the camera is ``$GUANDAN_CAMERA`` (and the calibration
 ``$GUANDAN_CALIBRATION``); without ``--buttons`` the seat pass buttons are ``$GUANDAN_BUTTONS``
@@ -116,6 +116,15 @@ def register_run(verbs: Any) -> None:
         metavar="MB",
         help="live camera: stop recording footage (alarm; the event log goes on) when less than "
         "this is free on its disk (default 1024)",
+    )
+    run.add_argument(
+        "--footage-budget",
+        type=float,
+        default=None,
+        metavar="MB",
+        help="live camera: hold the footage folder under this many MB, dropping the oldest "
+        "segments first, never one of an open dispute (default $GUANDAN_FOOTAGE_BUDGET_MB, else "
+        "no budget: only --footage-reserve limits it)",
     )
     run.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     run.add_argument("--port", type=int, default=8710, help="port (default 8710)")
@@ -230,11 +239,18 @@ def make_footage(args: argparse.Namespace) -> Any:
     minutes = float(getattr(args, "footage_segment", 10.0))
     if not 0 < minutes <= 24 * 60:
         raise ValueError(f"--footage-segment {minutes:g}: give minutes, more than 0 up to 1440")
+    budget = getattr(args, "footage_budget", None)
+    if budget is not None and not budget > 0:
+        raise ValueError(
+            f"--footage-budget {budget:g}: give the footage folder's disk budget in MB, more "
+            "than 0 (e.g. 20000), or leave it out for none"
+        )
     return FootageRecorder(
         folder,
         table=args.table,
         segment_s=minutes * 60.0,
         reserve_mb=float(getattr(args, "footage_reserve", 1024.0)),
+        budget_mb=budget,
     )
 
 

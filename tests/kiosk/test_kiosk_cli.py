@@ -134,3 +134,24 @@ def test_table_run_takes_the_seat_buttons_from_the_environment(
     finally:
         kiosk.stop()
     assert "seat buttons: mock" in kiosk.log_tail()
+
+
+def test_table_run_footage_budget_reaches_the_recorder_and_a_bad_one_says_what_to_give(
+    tmp_path: Path,
+) -> None:
+    import argparse
+
+    from kiosk.table.cli import make_footage
+
+    def ns(**kw: object) -> argparse.Namespace:
+        base = {"db": str(tmp_path / "k.db"), "footage": None, "table": "t3"}
+        return argparse.Namespace(**{**base, **kw})
+
+    rec = make_footage(ns(footage_budget=250.0))
+    assert rec.budget_mb == 250.0 and rec.folder == tmp_path / "k-footage"
+    assert make_footage(ns(footage="off", footage_budget=250.0)) is None
+    for bad in (0.0, -5.0):
+        with pytest.raises(ValueError, match="--footage-budget .*disk budget in MB"):
+            make_footage(ns(footage_budget=bad))
+    out = _run("table", "run", "--help", timeout=60)
+    assert "--footage-budget" in out.stdout
