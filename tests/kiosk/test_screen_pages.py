@@ -274,6 +274,27 @@ def test_referee_mode_in_both_languages_fits_and_corrects_with_the_card_grid(
     browser.js("sessionStorage.clear()")
 
 
+def test_referee_mode_opens_the_review_desk_already_signed_in(
+    table: Table, browser: Browser
+) -> None:
+    """The referee's 'review footage' button takes the session to /review in the same language
+    (the desk, not its PIN box)."""
+    table.feed_to(max(table.fed, STATES["mid_trick"]))
+    browser.open(f"{table.url}/?lang=en", 1280, 800)
+    browser.js("document.getElementById('refbtn').click()")
+    browser.js("document.getElementById('pin').value = '2580'")
+    browser.js("document.getElementById('pinok').click()")
+    _wait(browser, "!document.getElementById('refbody').hidden", "referee mode")
+    assert browser.js("document.getElementById('reviewbtn').innerText") == "Review footage"
+    browser.js("document.getElementById('reviewbtn').click()")
+    at_desk = "location.pathname === '/review' && !!document.getElementById('desk')"
+    _wait(browser, at_desk, "/review")
+    _wait(browser, "!document.getElementById('desk').hidden", "the review desk signed in")
+    assert browser.js("document.getElementById('login').hidden")
+    assert browser.js("document.documentElement.lang") == "en"
+    browser.js("sessionStorage.clear()")
+
+
 def _wait(b: Browser, cond: str, what: str, timeout: float = 10.0) -> None:
     import time
 

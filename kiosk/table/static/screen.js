@@ -231,6 +231,10 @@
       else $("pinmsg").textContent = I.error(r.body, r.status);
     });
   };
+  $("reviewbtn").onclick = function () {  // the review desk (kiosk/review) with this session
+    sessionStorage.setItem("gd-review-token", token || "");
+    location.href = "/review?lang=" + encodeURIComponent(I.lang());
+  };
   $("logout").onclick = function () {
     api("/api/referee/logout"); token = null; sessionStorage.removeItem("gd-ref"); showRef(); $("refpanel").hidden = true;
     if (state) render(state);
