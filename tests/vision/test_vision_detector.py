@@ -523,3 +523,28 @@ def test_a_lowered_conf_reaches_the_corner_stage() -> None:
     d.conf = 0.001
     _, scores = d.corners(img)
     assert len(scores) > len(sure) and scores.min() < 0.3
+
+
+def test_invert_adds_a_negative_pass_that_finds_light_ink_on_dark_cards() -> None:
+    """``invert=True`` runs every pass once more on the negative image (a black deck's light
+    indices there look like a white deck's dark ones): on the negative of a sample scene it
+    finds the corners the plain detector finds on the scene itself; off, it runs no such pass."""
+    img, _truth = _samples()[0]
+    plain = Detector(pyramid=(1.0,))
+    want, _ = plain.corners(img)
+    assert len(want) >= 5
+    neg = 255 - img
+    got, _ = Detector(pyramid=(1.0,), invert=True).corners(neg)
+    found = sum(any(_iou(tuple(w), tuple(g)) >= 0.7 for g in got) for w in want)
+    assert found >= 0.9 * len(want), (found, len(want))
+    seen: list[int] = []
+    d = Detector(pyramid=(1.0,))
+    real_run = d._run_det
+
+    def count(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        seen.append(int(image[0, 0, 0]))
+        return real_run(image)
+
+    d._run_det = count  # type: ignore[method-assign]
+    d.corners(neg)
+    assert len(seen) == 1  # off by default: one pass, on the image as given
