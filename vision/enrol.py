@@ -352,12 +352,20 @@ class DeckProfile:
         path = Path(path)
         if not path.parent.exists():
             raise EnrolError(f"{path}: the folder {path.parent} does not exist")
-        tmp = path.with_name(path.name + ".tmp")
-        try:
-            tmp.write_text(json.dumps(self.to_json()), encoding="utf-8")
+        import os
+        import tempfile
+
+        tmp: Path | None = None
+        try:  # a temp file of its own, renamed over ``path`` once whole: nothing half-written
+            fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            tmp = Path(name)
+            os.fchmod(fd, 0o644)  # as a plain write would leave it (mkstemp makes it 0600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(json.dumps(self.to_json()))
             tmp.replace(path)
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
+            if tmp is not None:
+                tmp.unlink(missing_ok=True)
             raise EnrolError(f"{path}: cannot write the deck profile ({exc.strerror})") from None
         return path
 
@@ -584,26 +592,55 @@ def enrol(
     name: str = "deck",
     copies: int = 2,
     log: Any = None,
+    frames: Sequence[str] | None = None,
+    check: bool = True,
 ) -> DeckProfile:
     """A deck profile from ``(frame, kind)`` shots (kind: ``S H C D`` or ``J`` for jokers, or a
     court frame ``court-S`` .. ``court-D``, see ``court_faces``).
     ``copies``: corners one card may give in one shot (2: one deck's cards, each corner index
-    of a card once; a shot with both decks' cards would need 4)."""
+    of a card once; a shot with both decks' cards would need 4). ``frames``: each shot's name
+    for the messages (its file). ``check``: refuse bad frames (vision/enrolcheck.py: markers
+    out of view, blurred, the wrong suit, the same frame twice, two decks' cards in one frame),
+    each with an EnrolError naming the frame and the cards."""
     from vision.crops import NONE_CLASS
+    from vision.enrolcheck import (
+        FrameReading,
+        blur_problem,
+        cross_frame_problem,
+        frame_digest,
+        frame_problem,
+        marker_problem,
+    )
 
     if not shots:
         raise EnrolError("no enrolment frames: give one frame per suit (and one of the jokers)")
+    what = {**SHOT_KINDS, **{c: f"court cards, {SHOT_KINDS[c[-1]]}" for c in COURT_KINDS}}
+
+    def where(k: int, kind: str) -> str:
+        named = f", {frames[k]}" if frames is not None and k < len(frames) else ""
+        return f"frame {k + 1} ({what.get(kind, kind)}{named})"
+
+    widths: dict[int, float] = {}  # frame -> the markers' edge width (mm)
+    for k, (image, kind) in enumerate(shots):
+        if kind not in what:
+            raise EnrolError(f"frame {k + 1}: kind {kind!r}: one of {', '.join(what)}")
+        if check:
+            problem, widths[k] = marker_problem(image, where(k, kind))
+            if problem is None and kind in COURT_KINDS:
+                court = [kind[-1] + r for r in "JQK"]
+                problem = blur_problem(where(k, kind), widths[k], court)
+            if problem:
+                raise EnrolError(problem)
     courts = [(k, image, kind) for k, (image, kind) in enumerate(shots) if kind in COURT_KINDS]
-    shots = [(image, kind) for image, kind in shots if kind not in COURT_KINDS]
-    if not shots:
+    suit_shots = [(k, image, kind) for k, (image, kind) in enumerate(shots) if kind in SHOT_KINDS]
+    if not suit_shots:
         raise EnrolError("court frames alone: give one frame per suit as well (and the jokers)")
+    readings: list[FrameReading] = []
     names = detector.class_names
     corners: list[tuple[str, np.ndarray, np.ndarray]] = []  # card, probs, unit embedding
     pictures: list[np.ndarray] = []  # each corner's grey picture (suits by their shape)
     pair_faces = PairFaces()  # each card's face between its two corners (vision/pairfaces.py)
-    for k, (image, kind) in enumerate(shots):
-        if kind not in SHOT_KINDS:
-            raise EnrolError(f"frame {k + 1}: kind {kind!r}: one of {', '.join(SHOT_KINDS)}")
+    for k, image, kind in suit_shots:
         boxes, scores = detector.corners(image)
         boxes = boxes[scores >= detector.conf]
         probs, feats = detector.classify_with_features(image, boxes, rotations=4)
@@ -611,6 +648,14 @@ def enrol(
             keep = probs[:, names.index(NONE_CLASS)] < 0.5
             probs, feats = probs[keep], feats[keep]
             boxes = boxes[keep]
+        if check:
+            reading = FrameReading(where(k, kind), kind, probs, names, frame_digest(image))
+            problem = blur_problem(reading.where, widths[k], reading.unsure_cards())
+            if problem is None:
+                problem = frame_problem(reading, copies)
+            if problem:
+                raise EnrolError(problem)
+            readings.append(reading)
         labels = assign_ranks(probs, kind, names, copies)
         got = 0
         centres: list[tuple[str, tuple[float, float]]] = []
@@ -623,12 +668,15 @@ def enrol(
         if kind != "J":
             pair_faces.pictures.update(faces_from_shot(_grey(image), centres))
         if log:
-            log(f"frame {k + 1} ({SHOT_KINDS[kind]}): {got} of {len(boxes)} corners enrolled")
+            log(f"{where(k, kind)}: {got} of {len(boxes)} corners enrolled")
         if got == 0:
             raise EnrolError(
-                f"frame {k + 1} ({SHOT_KINDS[kind]}): no card corner found; lay the cards "
+                f"{where(k, kind)}: no card corner found; lay the cards "
                 "face up, fanned or apart, inside the camera's view"
             )
+    problem = cross_frame_problem(readings) if check else None
+    if problem:
+        raise EnrolError(problem)
     named = {lab for lab, _, _ in corners}
     cards = [c for c in names if c in named]
     labels = np.array([cards.index(c) for c, _, _ in corners])

@@ -277,7 +277,15 @@ def _enrol(args: argparse.Namespace) -> int:
         )
     shots = [(read_image(path), kind) for path, kind in listed]  # a bad file stops here
     det = enrolment_detector(args.model, args.classifier)
-    prof = enrol(det, shots, name=args.name or out.stem, log=lambda m: print(m, file=sys.stderr))
+    # bad frames (markers out of view, blurred, the wrong suit, both decks' cards) stop here,
+    # named; the profile is written (a temp file renamed) only once the whole enrolment worked
+    prof = enrol(
+        det,
+        shots,
+        name=args.name or out.stem,
+        log=lambda m: print(m, file=sys.stderr),
+        frames=[str(path) for path, _ in listed],
+    )
     prof.save(out)
     a, b, cos = closest_pair(prof)
     lacking = missing_cards(prof)
