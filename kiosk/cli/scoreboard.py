@@ -70,6 +70,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--name", required=True)
     p.add_argument("--profile", default="swiss-421", help="rule profile (RULES.md)")
     p.add_argument("--lots-seed", type=int, help="seed of the drawing of lots (default random)")
+    p.add_argument(
+        "--format",
+        default="swiss",
+        choices=("swiss", "round_robin", "knockout"),
+        help="how rounds are made and pairs ranked (default swiss)",
+    )
     p.set_defaults(handler=_add_event)
 
     p = verbs.add_parser("add-pair", help="add a pair to a tournament")
@@ -251,7 +257,11 @@ def _add_event(args: argparse.Namespace) -> int:
     from kiosk.scoreboard import service
 
     with _session(args) as s:
-        t = _api(lambda: service.create_tournament(s, args.name, args.profile, args.lots_seed))
+        t = _api(
+            lambda: service.create_tournament(
+                s, args.name, args.profile, args.lots_seed, args.format
+            )
+        )
         print(t.id)
     return 0
 

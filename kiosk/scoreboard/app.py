@@ -399,7 +399,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         with sb.sf() as s:
             rows = s.execute(select(Tournament).order_by(Tournament.id)).scalars()
             return [
-                TournamentOut(id=t.id, name=t.name, profile=t.profile, lots_seed=t.lots_seed)
+                TournamentOut(
+                    id=t.id, name=t.name, profile=t.profile, lots_seed=t.lots_seed, format=t.format
+                )
                 for t in rows
             ]
 
@@ -408,8 +410,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     def post_tournament(body: TournamentIn, _a: Admin, sb: SB) -> TournamentOut:
         with sb.sf() as s:
-            t = service.create_tournament(s, body.name, body.profile, body.lots_seed)
-            return TournamentOut(id=t.id, name=t.name, profile=t.profile, lots_seed=t.lots_seed)
+            t = service.create_tournament(s, body.name, body.profile, body.lots_seed, body.format)
+            return TournamentOut(
+                id=t.id, name=t.name, profile=t.profile, lots_seed=t.lots_seed, format=t.format
+            )
 
     @app.get(f"{API}/tournaments/{{tid}}", tags=["tournament"])
     def get_tournament(tid: IntId, sb: SB) -> dict[str, Any]:
@@ -419,6 +423,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "id": t.id,
                 "name": t.name,
                 "profile": t.profile,
+                "format": t.format,
                 "lots_seed": t.lots_seed,
                 "pairs": [_pair_out(p).model_dump() for p in t.pairs],
                 "tables": [
@@ -520,7 +525,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post(f"{API}/tournaments/{{tid}}/rounds", tags=["tournament"], status_code=201)
     def post_round(tid: IntId, body: RoundIn, _a: Admin, sb: SB) -> dict[str, Any]:
-        """Open the next round with the given pairings, or Swiss pairings when none are given."""
+        """Open the next round with the given pairings, or, when none are given, the pairings
+        of the tournament's format: Swiss; the round robin's next round (409 once all are
+        made); the knockout's next round from the last one's winners (409 naming a match that
+        has no winner yet, or when the final is decided)."""
         plan = None
         if body.pairings is not None:
             plan = [(p.table, p.ew, p.ns) for p in body.pairings]
@@ -530,6 +538,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             out = next(r for r in service.rounds_json(s, tid) if r["number"] == number)
         sb.directory.invalidate()
         return out
+
+    @app.get(f"{API}/tournaments/{{tid}}/bracket", tags=["tournament"], responses={404: {}})
+    def get_bracket(tid: IntId, sb: SB) -> dict[str, Any]:
+        """A knockout's bracket: its rounds, each with its matches in bracket order (the
+        winners of adjacent matches meet next), ``stage`` (round, semi_final, final,
+        third_place), ``winner`` (a pair number; a bye's pair goes through); ``places`` once
+        decided. 404 for a tournament of another format."""
+        with sb.sf() as s:
+            t = service.get_tournament(s, tid)
+            rounds = service.bracket_json(s, t)
+            if rounds is None:
+                raise ApiError(
+                    404,
+                    f"tournament {tid} is {t.format}, not a knockout: it has no bracket "
+                    f"(see GET {API}/tournaments/{tid}/standings)",
+                )
+            places = service.knockout_places(s, t)
+            return {"tournament": tid, "format": t.format, "rounds": rounds, "places": places}
 
     @app.get(f"{API}/tournaments/{{tid}}/rounds", tags=["tournament"])
     def get_rounds(tid: IntId, sb: SB) -> list[dict[str, Any]]:
@@ -644,21 +670,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # ------------------------------------------------------------------ standings and export
     @app.get(f"{API}/tournaments/{{tid}}/standings", tags=["standings"])
     def get_standings(tid: IntId, sb: SB) -> dict[str, Any]:
-        """Ranked pairs: points, 级差分, 对手分, fouls, rounds latest first, lots."""
+        """Ranked pairs: points, 级差分, 对手分, fouls, rounds latest first, lots (a round robin:
+        大分 = points, 小分 = level_diff; a knockout: final places, then the round a pair went
+        out in, then that chain)."""
         with sb.sf() as s:
             t = service.get_tournament(s, tid)
+            chain = [
+                "points",
+                "level_diff",
+                "opponents_points",
+                "fouls",
+                "by_round (latest first)",
+                "lot",
+            ]
+            if t.format == "knockout":
+                chain = ["place (final, 3rd place match)", "round went out (later first)", *chain]
             return {
                 "tournament": tid,
                 "profile": t.profile,
+                "format": t.format,
                 "lots_seed": t.lots_seed,
-                "tie_breaks": [
-                    "points",
-                    "level_diff",
-                    "opponents_points",
-                    "fouls",
-                    "by_round (latest first)",
-                    "lot",
-                ],
+                "tie_breaks": chain,
                 "standings": [x.to_json() for x in service.compute_standings(s, t)],
             }
 

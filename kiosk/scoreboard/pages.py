@@ -16,6 +16,7 @@ from markupsafe import Markup
 from sqlalchemy import select
 
 from kiosk.scoreboard import service, tickets
+from kiosk.scoreboard.formats import FORMAT_TEXT
 from kiosk.scoreboard.models import Tournament
 from kiosk.scoreboard.schemas import IntId
 from kiosk.scoreboard.service import ApiError
@@ -26,6 +27,11 @@ TEMPLATES = Jinja2Templates(directory=str(Path(__file__).with_name("templates"))
 #: the public pages' one string catalogue ``{key: {zh, en}}`` (Chinese default, ``?lang=en``)
 CATALOGUE = Path(__file__).with_name("static") / "i18n.json"
 LANGS = ("zh", "en")
+NEXT_ROUND_TEXT = {
+    "swiss": "Swiss pairing 电脑编排",
+    "round_robin": "Next round of the round robin 大循环下一轮",
+    "knockout": "Next knockout round from the winners 按胜者编排下一轮淘汰赛",
+}
 OVERRIDES = ("", "ew", "ns", "draw", "ew_no_show", "ns_no_show", "both_no_show")
 
 
@@ -161,8 +167,19 @@ def board_data(s: Any, tid: int) -> dict[str, Any] | None:
         row["byes"] = byes.get(int(row["pair"]), 0)  # type: ignore[arg-type]
         row["games_won"] = int(row["wins"]) - row["byes"]  # type: ignore[call-overload]
     tables = service.tables_of(s, tid)
+    bracket = service.bracket_json(s, t)
+    for br in bracket or []:
+        for bm in br["matches"]:
+            bm["ew_name"] = names.get(bm["ew"], str(bm["ew"]))
+            bm["ns_name"] = names.get(bm["ns"], str(bm["ns"])) if bm["ns"] is not None else None
+            full = by_match.get(bm["match"], {})
+            bm["status"] = full.get("status")
+            bm["level_ew"], bm["level_ns"] = full.get("level_ew"), full.get("level_ns")
     return {
-        "t": {"id": t.id, "name": t.name, "profile": t.profile},
+        "t": {"id": t.id, "name": t.name, "profile": t.profile, "format": t.format},
+        "bracket": bracket,
+        "bracket_places": service.knockout_places(s, t) if bracket is not None else {},
+        "pair_names": names,
         "table_ids": [gt.id for gt in tables],
         "codes": {gt.id: gt.code for gt in tables},
         "standings": standings,
@@ -222,6 +239,8 @@ def register_pages(app: FastAPI) -> None:
                 "decisions": service.DECISION_TEXT,
                 "base_url": str(request.base_url).rstrip("/"),
                 "clocks": _clocks(s, tid),
+                "formats": FORMAT_TEXT,
+                "next_round_text": NEXT_ROUND_TEXT,
             }
             return TEMPLATES.TemplateResponse(
                 request, "admin_tournament.html", ctx, status_code=status
@@ -246,7 +265,9 @@ def register_pages(app: FastAPI) -> None:
         with sb_of(request).sf() as s:
             ts = list(s.execute(select(Tournament).order_by(Tournament.id)).scalars())
         return TEMPLATES.TemplateResponse(
-            request, "admin_index.html", {"tournaments": ts, "profiles": PROFILES, "error": None}
+            request,
+            "admin_index.html",
+            {"tournaments": ts, "profiles": PROFILES, "formats": FORMAT_TEXT, "error": None},
         )
 
     @app.post("/admin/tournaments", include_in_schema=False)
@@ -254,6 +275,7 @@ def register_pages(app: FastAPI) -> None:
         request: Request,
         name: Annotated[str, Form()] = "",
         profile: Annotated[str, Form()] = "swiss-421",
+        format: Annotated[str, Form()] = "swiss",
     ) -> Response:
         if (denied := guard(request)) is not None:
             return denied
@@ -262,14 +284,19 @@ def register_pages(app: FastAPI) -> None:
             if not name.strip():
                 raise ApiError(422, "the tournament needs a name")
             with sb.sf() as s:
-                t = service.create_tournament(s, name.strip()[:200], profile, None)
+                t = service.create_tournament(s, name.strip()[:200], profile, None, format)
         except ApiError as exc:
             with sb.sf() as s:
                 ts = list(s.execute(select(Tournament).order_by(Tournament.id)).scalars())
             return TEMPLATES.TemplateResponse(
                 request,
                 "admin_index.html",
-                {"tournaments": ts, "profiles": PROFILES, "error": exc.detail},
+                {
+                    "tournaments": ts,
+                    "profiles": PROFILES,
+                    "formats": FORMAT_TEXT,
+                    "error": exc.detail,
+                },
                 status_code=exc.status,
             )
         return RedirectResponse(f"/admin/{t.id}", status_code=303)
@@ -513,7 +540,8 @@ def register_pages(app: FastAPI) -> None:
             return denied
 
         def do(s: Any) -> None:
-            plan = None if mode == "swiss" else parse_pairings(pairings)
+            # "auto" (or "swiss", as before): the tournament's format makes the pairings
+            plan = None if mode in ("auto", "swiss") else parse_pairings(pairings)
             service.create_round(s, tid, plan)
 
         return run(request, tid, do)
@@ -668,10 +696,10 @@ def register_pages(app: FastAPI) -> None:
             return JSONResponse({"detail": f"no tournament {tid}"}, status_code=404)
         tpl = TEMPLATES.env.get_template("_board_parts.html")
         mod = tpl.make_module(ctx)
-        parts = {
-            name: str(getattr(mod, "sec_" + name)())
-            for name in ("standings", "tables", "disputes", "rounds", "clocks")
-        }
+        names = ["standings", "tables", "disputes", "rounds", "clocks"]
+        if ctx["bracket"] is not None:  # a knockout
+            names.append("bracket")
+        parts = {name: str(getattr(mod, "sec_" + name)()) for name in names}
         return JSONResponse({"parts": parts, "missing": ctx["t_"].missing})
 
     @app.get("/api/v1/tournaments/{tid}/disputes", tags=["tournament"])

@@ -259,6 +259,12 @@ class TournamentIn(BaseModel):
     lots_seed: Annotated[int, Field(ge=0, le=2**62)] | None = Field(
         default=None, description="seed of the drawing of lots; random when omitted"
     )
+    format: Literal["swiss", "round_robin", "knockout"] = Field(
+        default="swiss",
+        description="how rounds are made and pairs ranked: swiss (002 细则), round_robin "
+        "(every pair meets every other once, big/small points, 000 篇2) or knockout (single "
+        "elimination with byes and a match for 3rd place, 002 第三篇)",
+    )
 
 
 class TournamentOut(BaseModel):
@@ -266,6 +272,7 @@ class TournamentOut(BaseModel):
     name: str
     profile: str
     lots_seed: int
+    format: str = "swiss"
 
 
 class PairIn(BaseModel):
@@ -343,7 +350,9 @@ class PairingIn(BaseModel):
 
 class RoundIn(BaseModel):
     pairings: list[PairingIn] | None = Field(
-        default=None, description="explicit pairings; omit to let the Swiss pairing decide"
+        default=None,
+        description="explicit pairings; omit to let the tournament's format make them (Swiss "
+        "pairing, the round robin's next round, the knockout's next round from the winners)",
     )
 
 

@@ -26,6 +26,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from kiosk.scoreboard import formats
 from kiosk.scoreboard.fold import (
     RESULT_TYPES,
     MatchSummary,
@@ -807,13 +808,17 @@ def list_events(s: Session, table: str, after_seq: int, limit: int) -> list[dict
 # ----------------------------------------------------------------------------- admin
 
 
-def create_tournament(s: Session, name: str, profile: str, lots_seed: int | None) -> Tournament:
+def create_tournament(
+    s: Session, name: str, profile: str, lots_seed: int | None, format: str = "swiss"
+) -> Tournament:
     if profile not in PROFILES:
         raise ApiError(
             422, f"unknown profile {profile!r}: use one of {', '.join(PROFILES)} (RULES.md)"
         )
+    if format not in formats.FORMATS:
+        raise ApiError(422, f"unknown format {format!r}: use one of {', '.join(formats.FORMATS)}")
     seed = lots_seed if lots_seed is not None else secrets.randbits(62)
-    t = Tournament(name=name, profile=profile, lots_seed=seed)
+    t = Tournament(name=name, profile=profile, lots_seed=seed, format=format)
     s.add(t)
     s.commit()
     return t
@@ -986,7 +991,8 @@ def _pairs_by_number(s: Session, tid: int) -> dict[int, Pair]:
 def create_round(
     s: Session, tid: int, pairings: Sequence[tuple[str | None, int, int | None]] | None
 ) -> Round:
-    """A new open round. ``pairings``: (table, ew, ns); None: Swiss pairing (``swiss_round``)."""
+    """A new open round. ``pairings``: (table, ew, ns); None: made by the tournament's format
+    (``swiss_round``, ``round_robin_round``, ``knockout_round``)."""
     t = get_tournament(s, tid)
     open_round = s.execute(
         select(Round.number).where(Round.tournament_id == tid, Round.status == "open")
@@ -994,7 +1000,7 @@ def create_round(
     if open_round:
         raise ApiError(409, f"round {open_round[0]} is still open: close it first")
     if pairings is None:
-        pairings = swiss_round(s, t)
+        pairings = next_round_pairings(s, t)
     pairs = _pairs_by_number(s, tid)
     # A pairing names a table by its code (as the organiser knows it) or its key.
     keys: dict[str, str] = {}
@@ -1076,16 +1082,151 @@ def create_round(
     return rnd
 
 
-def swiss_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int | None]]:
-    """Pairings of the next round by the Swiss system, on the tournament's tables in order."""
-    table_ids = [
+def _tables_in_use(s: Session, tid: int) -> list[str]:
+    return [
         gt.id
         for gt in s.execute(
             select(GameTable)
-            .where(GameTable.tournament_id == t.id, GameTable.withdrawn.is_(False))
+            .where(GameTable.tournament_id == tid, GameTable.withdrawn.is_(False))
             .order_by(GameTable.position)
         ).scalars()
     ]
+
+
+def _on_tables(
+    s: Session, t: Tournament, plan: Sequence[Pairing], what: str
+) -> list[tuple[str | None, int, int | None]]:
+    """Games on the tournament's tables in use, in order (byes keep their place in ``plan``:
+    a knockout's bracket order is the order of its matches)."""
+    table_ids = _tables_in_use(s, t.id)
+    games = [p for p in plan if p.ns is not None]
+    if len(games) > len(table_ids):
+        raise ApiError(
+            422,
+            f"{what} needs {len(games)} tables but tournament {t.id} has "
+            f"{len(table_ids)} in use: add tables first",
+        )
+    free = iter(table_ids)
+    return [(next(free) if p.ns is not None else None, p.ew, p.ns) for p in plan]
+
+
+def next_round_pairings(s: Session, t: Tournament) -> list[tuple[str | None, int, int | None]]:
+    """The next round's pairings by the tournament's format."""
+    if t.format == "round_robin":
+        return round_robin_round(s, t)
+    if t.format == "knockout":
+        return knockout_round(s, t)
+    return swiss_round(s, t)
+
+
+def _round_numbers(s: Session, tid: int) -> list[int]:
+    return list(
+        s.execute(
+            select(Round.number).where(Round.tournament_id == tid).order_by(Round.number)
+        ).scalars()
+    )
+
+
+def round_robin_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int | None]]:
+    """The next round of the round robin (``formats.round_robin_schedule``) on the pairs of
+    round 1 (before it: the pairs not withdrawn); a withdrawn pair's opponent has a bye."""
+    pairs = _pairs_by_number(s, t.id)
+    inputs = match_inputs(s, t.id)
+    done = _round_numbers(s, t.id)
+    if inputs:
+        first = min(m.round for m in inputs)
+        field_ = sorted(
+            {n for m in inputs if m.round == first for n in (m.ew, m.ns) if n is not None}
+        )
+    else:
+        field_ = sorted(n for n, p in pairs.items() if not p.withdrawn)
+    late = sorted(n for n, p in pairs.items() if not p.withdrawn and n not in field_)
+    if late:
+        raise ApiError(
+            422,
+            f"pair(s) {', '.join(map(str, late))} joined after round 1 of the round robin and "
+            "have no place in its schedule: withdraw them (PATCH .../pairs/N "
+            '{"withdrawn": true}) or pair the rounds by hand',
+        )
+    try:
+        schedule = formats.round_robin_schedule(field_)
+    except formats.FormatError as exc:
+        raise ApiError(exc.status, exc.message) from None
+    if len(done) >= len(schedule):
+        raise ApiError(
+            409,
+            f"all {len(schedule)} rounds of the round robin are made (every pair meets every "
+            "other once): the event is complete (大循环已全部编排)",
+        )
+    gone = {n for n, p in pairs.items() if p.withdrawn}
+    plan: list[Pairing] = []
+    for p in schedule[len(done)]:
+        ew = p.ew if p.ew not in gone else None
+        ns = p.ns if p.ns not in gone else None
+        if ew is None and ns is None:
+            continue
+        if ew is None:
+            ew, ns = ns, None
+        plan.append(Pairing(int(ew), ns))  # type: ignore[arg-type]
+    plan = [p for p in plan if p.ns is not None] + [p for p in plan if p.ns is None]
+    return _on_tables(s, t, plan, f"round {len(done) + 1} of the round robin")
+
+
+def knockout_rounds(s: Session, t: Tournament) -> list[list[formats.KoMatch]]:
+    """The knockout's rounds as ``formats`` replays them: matches in bracket order (their
+    order in the round), each with the result the standings count."""
+    rows = s.execute(
+        select(Match, Round.number)
+        .join(Round, Match.round_id == Round.id)
+        .where(Round.tournament_id == t.id)
+        .order_by(Round.number, Match.id)
+    ).all()
+    numbers = {p.id: p.number for p in _pairs_by_number(s, t.id).values()}
+    mp = match_points(t.profile)
+    out: dict[int, list[formats.KoMatch]] = {}
+    for m, rnum in rows:
+        result, _by = decision(_match_input(m, rnum, numbers), mp)
+        out.setdefault(rnum, []).append(
+            formats.KoMatch(
+                match=m.id,
+                table=m.table_id,
+                ew=numbers[m.pair_ew_id],
+                ns=numbers[m.pair_ns_id] if m.pair_ns_id is not None else None,
+                result=result,
+            )
+        )
+    return [out[n] for n in sorted(out)]
+
+
+def knockout_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int | None]]:
+    """Round 1 by draw number with byes (``formats.first_knockout_round``), later rounds from
+    the winners (``formats.next_knockout_round``)."""
+    pairs = _pairs_by_number(s, t.id)
+    rounds = knockout_rounds(s, t)
+    try:
+        if not rounds:
+            plan = formats.first_knockout_round(
+                sorted(n for n, p in pairs.items() if not p.withdrawn)
+            )
+        else:
+            plan = formats.next_knockout_round(rounds)
+    except formats.FormatError as exc:
+        raise ApiError(exc.status, exc.message) from None
+    for p in plan:
+        for n in (p.ew, p.ns):
+            if n is not None and pairs[n].withdrawn:
+                raise ApiError(
+                    409,
+                    f"pair {n} goes through to round {len(rounds) + 1} but has withdrawn: "
+                    "reinstate it, or set its last match's result to its opponent (a ruling) "
+                    "so the opponent goes through",
+                )
+    return _on_tables(s, t, plan, f"round {len(rounds) + 1} of the knockout")
+
+
+def swiss_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int | None]]:
+    """Pairings of the next round by the Swiss system, on the tournament's tables in order."""
+    table_ids = _tables_in_use(s, t.id)
     inputs = match_inputs(s, t.id)
     first = not inputs
     gone = {p.number for p in _pairs_by_number(s, t.id).values() if p.withdrawn}
@@ -1403,7 +1544,57 @@ def compute_standings(s: Session, t: Tournament) -> list[Standing]:
         (p.number, p.name)
         for p in s.execute(select(Pair).where(Pair.tournament_id == t.id)).scalars()
     ]
-    return rank_pairs(t.profile, pairs, match_inputs(s, t.id), t.lots_seed)
+    ranked = rank_pairs(t.profile, pairs, match_inputs(s, t.id), t.lots_seed)
+    if t.format == "knockout":
+        return formats.knockout_standings(ranked, knockout_rounds(s, t))
+    return ranked
+
+
+def knockout_places(s: Session, t: Tournament) -> dict[str, int]:
+    """A knockout's final places known so far: ``{"1": pair, "2": pair, ...}``."""
+    b = formats.bracket_state(knockout_rounds(s, t), strict=False)
+    return {str(place): pair for pair, place in sorted(b.places.items(), key=lambda x: x[1])}
+
+
+def bracket_json(s: Session, t: Tournament) -> list[dict[str, Any]] | None:
+    """A knockout's rounds for the bracket view (None for other formats): per round its
+    matches in bracket order, with ``stage`` (final, third_place, semi_final, round)."""
+    if t.format != "knockout":
+        return None
+    rounds = knockout_rounds(s, t)
+    b = formats.bracket_state(rounds, strict=False)
+    out: list[dict[str, Any]] = []
+    for idx, matches in enumerate(rounds, start=1):
+        games = [m for m in matches if m.ns is not None]
+        items = []
+        for pos, m in enumerate(matches):
+            stage = "round"
+            if idx == b.final_round:
+                stage = "final" if pos == 0 else "third_place"
+            elif len(matches) == 1 and m.ns is not None:
+                stage = "final"
+            elif len(matches) == 2 and len(games) == 2:
+                stage = "semi_final"
+            winner = None
+            if m.ns is None:
+                winner = m.ew
+            elif m.result == "EW":
+                winner = m.ew
+            elif m.result == "NS":
+                winner = m.ns
+            items.append(
+                {
+                    "match": m.match,
+                    "table": m.table,
+                    "ew": m.ew,
+                    "ns": m.ns,
+                    "result": m.result,
+                    "winner": winner,
+                    "stage": stage,
+                }
+            )
+        out.append({"round": idx, "matches": items})
+    return out
 
 
 def rounds_json(s: Session, tid: int) -> list[dict[str, Any]]:
@@ -1474,7 +1665,13 @@ def export_json(s: Session, t: Tournament) -> dict[str, Any]:
         .order_by(Match.id, Deal.number)
     ).all()
     return {
-        "tournament": {"id": t.id, "name": t.name, "profile": t.profile, "lots_seed": t.lots_seed},
+        "tournament": {
+            "id": t.id,
+            "name": t.name,
+            "profile": t.profile,
+            "format": t.format,
+            "lots_seed": t.lots_seed,
+        },
         "pairs": [
             {"number": p.number, "name": p.name, "players": p.players, "club": p.club}
             for p in pairs

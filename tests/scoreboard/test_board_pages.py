@@ -17,6 +17,7 @@ import pytest
 from engine.events import FOUL_KINDS
 from kiosk.review.log import DISPUTED_TYPES
 from kiosk.scoreboard import disputes
+from kiosk.scoreboard.formats import FORMATS
 from kiosk.scoreboard.pages import CATALOGUE, Tr
 
 from .board_fixture import NAMES, OPEN_T2, board_server, t2_events
@@ -84,6 +85,9 @@ def _families() -> dict[str, list[str]]:
         "seat.": list("NESW"),
         "team.": ["NS", "EW"],
         "result.": ["draw", "void", "none"],  # the rest have their own branch
+        "bracket.stage.": ["round", "semi_final", "final", "third_place"],
+        "place.": ["1", "2", "3", "4"],
+        "format.": list(FORMATS),
     }
 
 

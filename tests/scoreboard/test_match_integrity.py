@@ -418,12 +418,14 @@ def test_migrations_keep_the_data_of_an_older_database(
             ):
                 conn.execute(text(sql))
         upgrade(engine)
-        assert current_revision(engine) == "0007"
+        assert current_revision(engine) == "0008"
         with engine.begin() as conn:
             assert conn.execute(text("SELECT code FROM game_table")).scalar() == "A1"
             assert conn.execute(text("SELECT match_id FROM event")).all() == [(1,)]
             assert conn.execute(text("SELECT count(*) FROM deal")).scalar() == 1
             assert conn.execute(text("SELECT decision FROM match")).all() == [(None,)]
+            # 0008: a tournament from before formats is Swiss
+            assert conn.execute(text("SELECT format FROM tournament")).all() == [("swiss",)]
             conn.execute(
                 text(
                     "INSERT INTO tournament (id, name, profile, lots_seed, created_at) "

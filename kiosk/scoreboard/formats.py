@@ -1,0 +1,262 @@
+"""Event formats besides Swiss: round robin and single elimination (knockout). Pure.
+
+Sources (../shared/RULES.md "Deal points, matches and events", seeds):
+
+- ``swiss``: as ``standings.swiss_pairings`` (002 竞赛细则).
+- ``round_robin``: 000 篇2 "本次比赛采用五轮大循环积大小分的赛制" — every pair meets every
+  other once (five rounds: six pairs), ranked by 大分 then 小分. The text names the two scores
+  and nothing more; read as the scoreboard's two scores of a match: 大分 (big points) = the
+  profile's match points (win / draw / loss), 小分 (small points) = 级差分, the level
+  difference (RULES.md "Match results"). Further ties: the chain of ``standings.py`` (fouls,
+  latest rounds, lots; 对手分 adds nothing when everyone meets everyone). The schedule is the
+  circle method on the pairs of round 1 in draw-number order; an odd number of pairs gives
+  each pair one bye. A pair withdrawn later leaves its opponents a bye in its rounds.
+- ``knockout``: 002 第三篇 "采取淘汰制 … 采用抽簽方式決定對手 … 按1號與2號、3號與4號……
+  勝者比賽進行第二輪" and "每場比賽先打到A取勝": the draw numbers (抽签号) are the draw; round 1
+  pairs adjacent numbers, each later round the winners of adjacent matches (the earlier match's
+  winner listed first, East-West). A number of pairs that is not a power of two gets byes in
+  round 1 (lowest numbers first, spread between the games) so that round 2 is a full bracket.
+  "敗者進入三四名競爭": after two semi-finals the last round is the final and the match for
+  3rd/4th place. Every knockout match needs a winner (a draw, void or double loss is refused
+  when the next round is made, naming the match and the ruling to set). Standings: champion,
+  runner-up, 3rd, 4th, then by the round a pair went out (later first), ties by the chain of
+  ``standings.py``.
+
+Not here (see the module's README): best of 3 (004 / 002 semi-finals 三局二勝), the
+repechage (附加赛) of 002 第三篇, group stage then knockout (000 篇11), fixed-deal point matches
+(003).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kiosk.scoreboard.standings import Pairing, Standing
+
+FORMATS = ("swiss", "round_robin", "knockout")
+FORMAT_TEXT = {
+    "swiss": "Swiss 瑞士移位",
+    "round_robin": "Round robin, big/small points 大循环积大小分",
+    "knockout": "Single elimination 淘汰制",
+}
+
+
+class FormatError(ValueError):
+    """A round that cannot be made; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# ----------------------------------------------------------------------------- round robin
+
+
+def round_robin_schedule(numbers: Sequence[int]) -> list[list[Pairing]]:
+    """All rounds of a single round robin of ``numbers`` (draw-number order): the circle
+    method, the first number fixed, the others turning; an odd count gives a bye a round
+    (``Pairing(x, None)``, listed last). Seats alternate so no pair sits one way throughout."""
+    order = sorted(numbers)
+    if len(set(order)) != len(order):
+        raise FormatError(422, "a pair appears twice in the round robin")
+    if len(order) < 2:
+        raise FormatError(422, "a round robin needs at least two pairs: add pairs first")
+    slots: list[int | None] = list(order)
+    if len(slots) % 2:
+        slots.append(None)
+    m = len(slots)
+    rounds: list[list[Pairing]] = []
+    for r in range(m - 1):
+        games: list[Pairing] = []
+        bye: list[Pairing] = []
+        for i in range(m // 2):
+            a, b = slots[i], slots[m - 1 - i]
+            if i == 0 and r % 2:
+                a, b = b, a
+            elif i > 0 and i % 2:
+                a, b = b, a
+            if a is None or b is None:
+                bye.append(Pairing(int(a if a is not None else b), None))  # type: ignore[arg-type]
+            else:
+                games.append(Pairing(a, b))
+        rounds.append(games + bye)
+        slots = [slots[0], slots[-1], *slots[1:-1]]
+    return rounds
+
+
+# ----------------------------------------------------------------------------- knockout
+
+
+def first_knockout_round(numbers: Sequence[int]) -> list[Pairing]:
+    """Round 1 of a knockout: ``2**k - n`` byes (lowest numbers first, alternating with the
+    games while both remain) and adjacent numbers paired, so round 2 is a full bracket."""
+    order = sorted(numbers)
+    n = len(order)
+    if n < 2:
+        raise FormatError(422, "a knockout needs at least two pairs: add pairs first")
+    size = 1
+    while size < n:
+        size *= 2
+    slots = size // 2
+    byes = size - n
+    games = slots - byes
+    out: list[Pairing] = []
+    it = iter(order)
+    for i in range(slots):
+        if byes and (games == 0 or i % 2 == 0):
+            out.append(Pairing(next(it), None))
+            byes -= 1
+        else:
+            out.append(Pairing(next(it), next(it)))
+            games -= 1
+    return out
+
+
+@dataclass(frozen=True)
+class KoMatch:
+    """A match of a knockout round as the format sees it: ``result`` as the standings count it
+    (``standings.decision``: EW, NS, draw, both lost, both no-show, void, bye or None)."""
+
+    match: int
+    table: str | None
+    ew: int
+    ns: int | None
+    result: str | None
+
+
+@dataclass
+class Bracket:
+    """The state of a knockout after its rounds so far."""
+
+    #: pairs still in, in bracket order (after the last decided round)
+    alive: list[int] = field(default_factory=list)
+    #: pair -> the round it went out in
+    out_in: dict[int, int] = field(default_factory=dict)
+    #: final places once known (1..4)
+    places: dict[int, int] = field(default_factory=dict)
+    #: the round that is the final (with the match for 3rd place as its 2nd match), if made
+    final_round: int | None = None
+    done: bool = False
+
+
+def _winner(m: KoMatch, round_no: int) -> tuple[int, int | None]:
+    """(winner, loser) of a decided knockout match, else FormatError naming what to do."""
+    if m.ns is None:
+        return m.ew, None
+    if m.result == "EW":
+        return m.ew, m.ns
+    if m.result == "NS":
+        return m.ns, m.ew
+    where = f"match {m.match} (round {round_no}, table {m.table}, pairs {m.ew} v {m.ns})"
+    if m.result is None:
+        raise FormatError(
+            409,
+            f"{where} has no result yet: a knockout round is made from the winners of the "
+            f"last one; let it finish, or set a ruling (ew / ns) on the admin page or POST "
+            f"/api/v1/matches/{m.match}/override (第 {round_no} 轮未决出胜负)",
+        )
+    raise FormatError(
+        409,
+        f"{where} ended '{m.result}', but a knockout match needs a winner (002 第三篇 "
+        f"'每場比賽先打到A取勝'): set a ruling (ew / ns) on the admin page or POST "
+        f"/api/v1/matches/{m.match}/override",
+    )
+
+
+def bracket_state(rounds: Sequence[Sequence[KoMatch]], strict: bool = True) -> Bracket:
+    """Replay the rounds in order. ``strict``: an undecided match or one without a winner is
+    a FormatError (making the next round); otherwise the replay stops there (standings,
+    the bracket view)."""
+    b = Bracket()
+    semis_games = 0
+    for idx, matches in enumerate(rounds, start=1):
+        is_final = idx > 1 and semis_games == 2 and len(matches) == 2 and len(b.alive) == 2
+        if is_final:
+            b.final_round = idx
+        winners: list[int] = []
+        try:
+            outcome = [_winner(m, idx) for m in matches]
+        except FormatError:
+            if strict:
+                raise
+            # what is known so far: the losers of decided matches are out
+            for m in matches:
+                try:
+                    w, loser = _winner(m, idx)
+                except FormatError:
+                    continue
+                if loser is not None and not is_final:
+                    b.out_in[loser] = idx
+            b.alive = [p for m in matches for p in (m.ew, m.ns) if p is not None]
+            b.alive = [p for p in b.alive if p not in b.out_in]
+            return b
+        if is_final:
+            (champ, second), (third, fourth) = outcome
+            b.places = {champ: 1}
+            if second is not None:
+                b.places[second] = 2
+            b.places[third] = 3
+            if fourth is not None:
+                b.places[fourth] = 4
+            for p in b.places:
+                b.out_in.setdefault(p, idx)
+            b.alive = [champ]
+            b.done = True
+            return b
+        for w, loser in outcome:
+            winners.append(w)
+            if loser is not None:
+                b.out_in[loser] = idx
+        semis_games = sum(1 for m in matches if m.ns is not None)
+        semis_games = semis_games if len(matches) == 2 else 0
+        b.alive = winners
+        if len(winners) == 1:
+            b.places = {winners[0]: 1}
+            last = matches[0]
+            if last.ns is not None:
+                b.places[last.ns if winners[0] == last.ew else last.ew] = 2
+            b.done = True
+            return b
+    return b
+
+
+def next_knockout_round(rounds: Sequence[Sequence[KoMatch]]) -> list[Pairing]:
+    """The next round's pairings from the rounds so far (after the 2 semi-finals: the final
+    and the match for 3rd place)."""
+    b = bracket_state(rounds, strict=True)
+    if b.done:
+        champ = next(p for p, place in b.places.items() if place == 1)
+        raise FormatError(
+            409, f"the knockout is decided: pair {champ} won the final (淘汰赛已决出冠军)"
+        )
+    last = rounds[-1]
+    alive = b.alive
+    if len(alive) == 2 and len(last) == 2 and all(m.ns is not None for m in last):
+        losers = [_winner(m, len(rounds))[1] for m in last]
+        return [Pairing(alive[0], alive[1]), Pairing(int(losers[0]), losers[1])]  # type: ignore[arg-type]
+    if len(alive) % 2:
+        # only after typed pairings: the last pair in bracket order has the bye
+        return [Pairing(alive[i], alive[i + 1]) for i in range(0, len(alive) - 1, 2)] + [
+            Pairing(alive[-1], None)
+        ]
+    return [Pairing(alive[i], alive[i + 1]) for i in range(0, len(alive), 2)]
+
+
+def knockout_standings(base: list[Standing], rounds: Sequence[Sequence[KoMatch]]) -> list[Standing]:
+    """Reorder ``base`` (the chain of ``standings.py``): final places first, then pairs still
+    in, then by the round a pair went out (later first)."""
+    b = bracket_state(rounds, strict=False)
+    order = {s.pair: i for i, s in enumerate(base)}
+    current = len(rounds) + 1
+
+    def key(s: Standing) -> tuple[int, int, int]:
+        place = b.places.get(s.pair, 99)
+        reached = b.out_in.get(s.pair, current if rounds else 0)
+        return (place, -reached, order[s.pair])
+
+    out = sorted(base, key=key)
+    for i, s in enumerate(out, start=1):
+        s.rank = i
+    return out
