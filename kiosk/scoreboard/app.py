@@ -683,7 +683,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "by_round (latest first)",
                 "lot",
             ]
-            if t.format == "knockout":
+            if t.format in ("knockout", "knockout_bo3"):
                 chain = ["place (final, 3rd place match)", "round went out (later first)", *chain]
             return {
                 "tournament": tid,

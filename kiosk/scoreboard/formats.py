@@ -22,7 +22,11 @@ Sources (../shared/RULES.md "Deal points, matches and events", seeds):
   runner-up, 3rd, 4th, then by the round a pair went out (later first), ties by the chain of
   ``standings.py``.
 
-Not here (see the module's README): best of 3 (004 / 002 semi-finals 三局二勝), the
+- ``knockout_bo3``: the same, each meeting best of 3 (004 篇一/篇七 "比賽采用淘汰制 …
+  采用三局兩勝制"): a round is one game of each meeting still undecided (same seats), the next
+  bracket round is made once every meeting has a pair with two wins.
+
+Not here (see the module's README): 002's mix (one game, best of 3 from the semi-finals), the
 repechage (附加赛) of 002 第三篇, group stage then knockout (000 篇11), fixed-deal point matches
 (003).
 """
@@ -34,12 +38,15 @@ from dataclasses import dataclass, field
 
 from kiosk.scoreboard.standings import Pairing, Standing
 
-FORMATS = ("swiss", "round_robin", "knockout")
+FORMATS = ("swiss", "round_robin", "knockout", "knockout_bo3")
 FORMAT_TEXT = {
     "swiss": "Swiss 瑞士移位",
     "round_robin": "Round robin, big/small points 大循环积大小分",
     "knockout": "Single elimination 淘汰制",
+    "knockout_bo3": "Single elimination, best of 3 淘汰制三局两胜",
 }
+#: games a knockout meeting is played over (the first to win more than half goes through)
+BEST_OF = {"knockout": 1, "knockout_bo3": 3}
 
 
 class FormatError(ValueError):
@@ -116,48 +123,52 @@ def first_knockout_round(numbers: Sequence[int]) -> list[Pairing]:
 
 @dataclass(frozen=True)
 class KoMatch:
-    """A match of a knockout round as the format sees it: ``result`` as the standings count it
-    (``standings.decision``: EW, NS, draw, both lost, both no-show, void, bye or None)."""
+    """A match (one game) of a knockout round as the format sees it: ``result`` as the
+    standings count it (``standings.decision``: EW, NS, draw, both lost, both no-show, void,
+    bye or None); ``round``: the scoreboard round it was played in."""
 
     match: int
     table: str | None
     ew: int
     ns: int | None
     result: str | None
+    round: int = 0
+    status: str | None = None
 
 
 @dataclass
-class Bracket:
-    """The state of a knockout after its rounds so far."""
+class Tie:
+    """A meeting of two pairs in a bracket round: one game, or up to three (best of 3, the
+    first to two wins goes through); a bye has no ``ns`` and no game to play."""
 
-    #: pairs still in, in bracket order (after the last decided round)
-    alive: list[int] = field(default_factory=list)
-    #: pair -> the round it went out in
-    out_in: dict[int, int] = field(default_factory=dict)
-    #: final places once known (1..4)
-    places: dict[int, int] = field(default_factory=dict)
-    #: the round that is the final (with the match for 3rd place as its 2nd match), if made
-    final_round: int | None = None
-    done: bool = False
+    ew: int
+    ns: int | None
+    games: list[KoMatch] = field(default_factory=list)
+
+    def pairs(self) -> frozenset[int | None]:
+        return frozenset((self.ew, self.ns))
+
+    def wins(self) -> dict[int, int]:
+        out = {self.ew: 0}
+        if self.ns is not None:
+            out[self.ns] = 0
+        for g in self.games:
+            w = g.ew if g.result == "EW" else g.ns if g.result == "NS" else None
+            if w in out:
+                out[w] += 1
+        return out
 
 
-def _winner(m: KoMatch, round_no: int) -> tuple[int, int | None]:
-    """(winner, loser) of a decided knockout match, else FormatError naming what to do."""
-    if m.ns is None:
-        return m.ew, None
-    if m.result == "EW":
-        return m.ew, m.ns
-    if m.result == "NS":
-        return m.ns, m.ew
-    where = f"match {m.match} (round {round_no}, table {m.table}, pairs {m.ew} v {m.ns})"
+def _no_winner(m: KoMatch) -> FormatError:
+    where = f"match {m.match} (round {m.round}, table {m.table}, pairs {m.ew} v {m.ns})"
     if m.result is None:
-        raise FormatError(
+        return FormatError(
             409,
             f"{where} has no result yet: a knockout round is made from the winners of the "
             f"last one; let it finish, or set a ruling (ew / ns) on the admin page or POST "
-            f"/api/v1/matches/{m.match}/override (第 {round_no} 轮未决出胜负)",
+            f"/api/v1/matches/{m.match}/override (第 {m.round} 轮未决出胜负)",
         )
-    raise FormatError(
+    return FormatError(
         409,
         f"{where} ended '{m.result}', but a knockout match needs a winner (002 第三篇 "
         f"'每場比賽先打到A取勝'): set a ruling (ew / ns) on the admin page or POST "
@@ -165,35 +176,86 @@ def _winner(m: KoMatch, round_no: int) -> tuple[int, int | None]:
     )
 
 
-def bracket_state(rounds: Sequence[Sequence[KoMatch]], strict: bool = True) -> Bracket:
-    """Replay the rounds in order. ``strict``: an undecided match or one without a winner is
-    a FormatError (making the next round); otherwise the replay stops there (standings,
-    the bracket view)."""
-    b = Bracket()
-    semis_games = 0
-    for idx, matches in enumerate(rounds, start=1):
-        is_final = idx > 1 and semis_games == 2 and len(matches) == 2 and len(b.alive) == 2
+def tie_outcome(tie: Tie, best_of: int) -> tuple[str, int | None, int | None]:
+    """``("won", winner, loser)``, ``("more", None, None)`` (best of 3 at 1:0 or 1:1: another
+    game), or ``("blocked", None, None)`` (a game without a winner: see ``blocking_game``)."""
+    if tie.ns is None:
+        return "won", tie.ew, None
+    if blocking_game(tie) is not None:
+        return "blocked", None, None
+    need = best_of // 2 + 1
+    wins = tie.wins()
+    for p, n in wins.items():
+        if n >= need:
+            return "won", p, tie.ns if p == tie.ew else tie.ew
+    return "more", None, None
+
+
+def blocking_game(tie: Tie) -> KoMatch | None:
+    return next((g for g in tie.games if g.result not in ("EW", "NS")), None)
+
+
+def group_ties(rounds: Sequence[Sequence[KoMatch]], best_of: int = 1) -> list[list[Tie]]:
+    """The bracket rounds: each scoreboard round starts a bracket round, except that with best
+    of 3 a scoreboard round made only of the meetings left undecided (another game) continues
+    the last one."""
+    out: list[list[Tie]] = []
+    for matches in rounds:
+        if out and best_of > 1 and matches:
+            open_ties = {t.pairs(): t for t in out[-1] if tie_outcome(t, best_of)[0] == "more"}
+            keys = [frozenset((m.ew, m.ns)) for m in matches]
+            if open_ties and all(k in open_ties for k in keys):
+                for m, k in zip(matches, keys, strict=True):
+                    open_ties[k].games.append(m)
+                continue
+        out.append([Tie(m.ew, m.ns, [m]) for m in matches])
+    return out
+
+
+@dataclass
+class Bracket:
+    """The state of a knockout after its rounds so far (bracket rounds, counted from 1)."""
+
+    ties: list[list[Tie]] = field(default_factory=list)
+    #: pairs still in, in bracket order (after the last decided round)
+    alive: list[int] = field(default_factory=list)
+    #: pair -> the bracket round it went out in
+    out_in: dict[int, int] = field(default_factory=dict)
+    #: final places once known (1..4)
+    places: dict[int, int] = field(default_factory=dict)
+    #: the bracket round that is the final (its 2nd meeting the one for 3rd place), if made
+    final_round: int | None = None
+    done: bool = False
+
+
+def bracket_state(
+    rounds: Sequence[Sequence[KoMatch]], best_of: int = 1, strict: bool = True
+) -> Bracket:
+    """Replay the rounds in order. ``strict``: a game without a winner is a FormatError
+    (making the next round); otherwise the replay stops there (standings, the bracket view)."""
+    b = Bracket(ties=group_ties(rounds, best_of))
+    semis = 0
+    for idx, ties in enumerate(b.ties, start=1):
+        is_final = idx > 1 and semis == 2 and len(ties) == 2 and len(b.alive) == 2
         if is_final:
             b.final_round = idx
-        winners: list[int] = []
-        try:
-            outcome = [_winner(m, idx) for m in matches]
-        except FormatError:
-            if strict:
-                raise
-            # what is known so far: the losers of decided matches are out
-            for m in matches:
-                try:
-                    w, loser = _winner(m, idx)
-                except FormatError:
-                    continue
-                if loser is not None and not is_final:
+        outcome = [tie_outcome(t, best_of) for t in ties]
+        if strict:
+            for t, (state, _w, _l) in zip(ties, outcome, strict=True):
+                game = blocking_game(t) if state == "blocked" else None
+                if game is not None:
+                    raise _no_winner(game)
+        if any(state != "won" for state, _w, _l in outcome):
+            # what is known so far: the losers of decided meetings are out
+            for state, _w, loser in outcome:
+                if state == "won" and loser is not None and not is_final:
                     b.out_in[loser] = idx
-            b.alive = [p for m in matches for p in (m.ew, m.ns) if p is not None]
+            b.alive = [p for t in ties for p in (t.ew, t.ns) if p is not None]
             b.alive = [p for p in b.alive if p not in b.out_in]
             return b
         if is_final:
-            (champ, second), (third, fourth) = outcome
+            (_s, champ, second), (_s2, third, fourth) = outcome
+            assert champ is not None and third is not None
             b.places = {champ: 1}
             if second is not None:
                 b.places[second] = 2
@@ -205,16 +267,17 @@ def bracket_state(rounds: Sequence[Sequence[KoMatch]], strict: bool = True) -> B
             b.alive = [champ]
             b.done = True
             return b
-        for w, loser in outcome:
+        winners: list[int] = []
+        for _s, w, loser in outcome:
+            assert w is not None
             winners.append(w)
             if loser is not None:
                 b.out_in[loser] = idx
-        semis_games = sum(1 for m in matches if m.ns is not None)
-        semis_games = semis_games if len(matches) == 2 else 0
+        semis = sum(1 for t in ties if t.ns is not None) if len(ties) == 2 else 0
         b.alive = winners
         if len(winners) == 1:
             b.places = {winners[0]: 1}
-            last = matches[0]
+            last = ties[0]
             if last.ns is not None:
                 b.places[last.ns if winners[0] == last.ew else last.ew] = 2
             b.done = True
@@ -222,19 +285,23 @@ def bracket_state(rounds: Sequence[Sequence[KoMatch]], strict: bool = True) -> B
     return b
 
 
-def next_knockout_round(rounds: Sequence[Sequence[KoMatch]]) -> list[Pairing]:
-    """The next round's pairings from the rounds so far (after the 2 semi-finals: the final
-    and the match for 3rd place)."""
-    b = bracket_state(rounds, strict=True)
+def next_knockout_round(rounds: Sequence[Sequence[KoMatch]], best_of: int = 1) -> list[Pairing]:
+    """The next round's pairings from the rounds so far: with best of 3, the next game of
+    each meeting still undecided; else the winners of adjacent meetings (after the 2
+    semi-finals: the final and the match for 3rd place)."""
+    b = bracket_state(rounds, best_of, strict=True)
     if b.done:
         champ = next(p for p, place in b.places.items() if place == 1)
         raise FormatError(
             409, f"the knockout is decided: pair {champ} won the final (淘汰赛已决出冠军)"
         )
-    last = rounds[-1]
+    last = b.ties[-1]
+    more = [t for t in last if tie_outcome(t, best_of)[0] == "more"]
+    if more:  # best of 3: the next game, the same seats
+        return [Pairing(t.ew, t.ns) for t in more]
     alive = b.alive
-    if len(alive) == 2 and len(last) == 2 and all(m.ns is not None for m in last):
-        losers = [_winner(m, len(rounds))[1] for m in last]
+    if len(alive) == 2 and len(last) == 2 and all(t.ns is not None for t in last):
+        losers = [tie_outcome(t, best_of)[2] for t in last]
         return [Pairing(alive[0], alive[1]), Pairing(int(losers[0]), losers[1])]  # type: ignore[arg-type]
     if len(alive) % 2:
         # only after typed pairings: the last pair in bracket order has the bye
@@ -244,12 +311,14 @@ def next_knockout_round(rounds: Sequence[Sequence[KoMatch]]) -> list[Pairing]:
     return [Pairing(alive[i], alive[i + 1]) for i in range(0, len(alive), 2)]
 
 
-def knockout_standings(base: list[Standing], rounds: Sequence[Sequence[KoMatch]]) -> list[Standing]:
+def knockout_standings(
+    base: list[Standing], rounds: Sequence[Sequence[KoMatch]], best_of: int = 1
+) -> list[Standing]:
     """Reorder ``base`` (the chain of ``standings.py``): final places first, then pairs still
     in, then by the round a pair went out (later first)."""
-    b = bracket_state(rounds, strict=False)
+    b = bracket_state(rounds, best_of, strict=False)
     order = {s.pair: i for i, s in enumerate(base)}
-    current = len(rounds) + 1
+    current = len(b.ties) + 1
 
     def key(s: Standing) -> tuple[int, int, int]:
         place = b.places.get(s.pair, 99)

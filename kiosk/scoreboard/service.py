@@ -1114,7 +1114,7 @@ def next_round_pairings(s: Session, t: Tournament) -> list[tuple[str | None, int
     """The next round's pairings by the tournament's format."""
     if t.format == "round_robin":
         return round_robin_round(s, t)
-    if t.format == "knockout":
+    if t.format in formats.BEST_OF:
         return knockout_round(s, t)
     return swiss_round(s, t)
 
@@ -1193,6 +1193,8 @@ def knockout_rounds(s: Session, t: Tournament) -> list[list[formats.KoMatch]]:
                 ew=numbers[m.pair_ew_id],
                 ns=numbers[m.pair_ns_id] if m.pair_ns_id is not None else None,
                 result=result,
+                round=rnum,
+                status=m.status,
             )
         )
     return [out[n] for n in sorted(out)]
@@ -1209,7 +1211,7 @@ def knockout_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int
                 sorted(n for n, p in pairs.items() if not p.withdrawn)
             )
         else:
-            plan = formats.next_knockout_round(rounds)
+            plan = formats.next_knockout_round(rounds, formats.BEST_OF[t.format])
     except formats.FormatError as exc:
         raise ApiError(exc.status, exc.message) from None
     for p in plan:
@@ -1545,55 +1547,59 @@ def compute_standings(s: Session, t: Tournament) -> list[Standing]:
         for p in s.execute(select(Pair).where(Pair.tournament_id == t.id)).scalars()
     ]
     ranked = rank_pairs(t.profile, pairs, match_inputs(s, t.id), t.lots_seed)
-    if t.format == "knockout":
-        return formats.knockout_standings(ranked, knockout_rounds(s, t))
+    if t.format in formats.BEST_OF:
+        return formats.knockout_standings(ranked, knockout_rounds(s, t), formats.BEST_OF[t.format])
     return ranked
 
 
 def knockout_places(s: Session, t: Tournament) -> dict[str, int]:
     """A knockout's final places known so far: ``{"1": pair, "2": pair, ...}``."""
-    b = formats.bracket_state(knockout_rounds(s, t), strict=False)
+    if t.format not in formats.BEST_OF:
+        return {}
+    b = formats.bracket_state(knockout_rounds(s, t), formats.BEST_OF[t.format], strict=False)
     return {str(place): pair for pair, place in sorted(b.places.items(), key=lambda x: x[1])}
 
 
 def bracket_json(s: Session, t: Tournament) -> list[dict[str, Any]] | None:
-    """A knockout's rounds for the bracket view (None for other formats): per round its
-    matches in bracket order, with ``stage`` (final, third_place, semi_final, round)."""
-    if t.format != "knockout":
+    """A knockout's rounds for the bracket view (None for other formats): per bracket round
+    its meetings in bracket order, with ``stage`` (final, third_place, semi_final, round),
+    ``games`` (match ids, one per game: best of 3 has up to three), ``wins`` per side and the
+    ``winner`` once through."""
+    best_of = formats.BEST_OF.get(t.format)
+    if best_of is None:
         return None
-    rounds = knockout_rounds(s, t)
-    b = formats.bracket_state(rounds, strict=False)
+    b = formats.bracket_state(knockout_rounds(s, t), best_of, strict=False)
     out: list[dict[str, Any]] = []
-    for idx, matches in enumerate(rounds, start=1):
-        games = [m for m in matches if m.ns is not None]
+    for idx, ties in enumerate(b.ties, start=1):
+        games = [x for x in ties if x.ns is not None]
         items = []
-        for pos, m in enumerate(matches):
+        for pos, x in enumerate(ties):
             stage = "round"
             if idx == b.final_round:
                 stage = "final" if pos == 0 else "third_place"
-            elif len(matches) == 1 and m.ns is not None:
+            elif len(ties) == 1 and x.ns is not None:
                 stage = "final"
-            elif len(matches) == 2 and len(games) == 2:
+            elif len(ties) == 2 and len(games) == 2:
                 stage = "semi_final"
-            winner = None
-            if m.ns is None:
-                winner = m.ew
-            elif m.result == "EW":
-                winner = m.ew
-            elif m.result == "NS":
-                winner = m.ns
+            state, winner, _loser = formats.tie_outcome(x, best_of)
+            wins = x.wins()
+            last = x.games[-1]
             items.append(
                 {
-                    "match": m.match,
-                    "table": m.table,
-                    "ew": m.ew,
-                    "ns": m.ns,
-                    "result": m.result,
-                    "winner": winner,
+                    "match": last.match,
+                    "games": [g.match for g in x.games],
+                    "table": last.table,
+                    "status": last.status,
+                    "ew": x.ew,
+                    "ns": x.ns,
+                    "wins_ew": wins.get(x.ew, 0),
+                    "wins_ns": wins.get(x.ns, 0) if x.ns is not None else None,
+                    "result": last.result,
+                    "winner": winner if state == "won" else None,
                     "stage": stage,
                 }
             )
-        out.append({"round": idx, "matches": items})
+        out.append({"round": idx, "best_of": best_of, "matches": items})
     return out
 
 

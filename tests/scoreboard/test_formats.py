@@ -84,14 +84,40 @@ def test_knockout_rounds_to_the_final_and_third_place() -> None:
         next_knockout_round(rounds)
     # undecided and drawn matches stop the next round, naming the match
     r1 = _play(first_knockout_round(range(1, 5)), 1)
-    undecided = [r1[0], KoMatch(12, "T9", 3, 4, None)]
+    undecided = [r1[0], KoMatch(12, "T9", 3, 4, None, round=1)]
     with pytest.raises(FormatError, match=r"match 12 \(round 1, table T9, pairs 3 v 4\) has no"):
         next_knockout_round([undecided])
     with pytest.raises(FormatError, match="needs a winner"):
-        next_knockout_round([[r1[0], KoMatch(12, "T9", 3, 4, "draw")]])
+        next_knockout_round([[r1[0], KoMatch(12, "T9", 3, 4, "draw", round=1)]])
     # a two-pair knockout is one final
     two = [_play(first_knockout_round([1, 2]), 1)]
     assert bracket_state(two).places == {1: 1, 2: 2}
+
+
+def _game(m: int, rnd: int, ew: int, ns: int, won: int) -> KoMatch:
+    return KoMatch(m, "T", ew, ns, "EW" if won == ew else "NS", round=rnd)
+
+
+def test_best_of_3() -> None:
+    """004 篇一/篇七 三局兩勝: a meeting goes on until a pair has two wins."""
+    r1 = [_game(1, 1, 1, 2, 1), _game(2, 1, 3, 4, 3)]
+    assert next_knockout_round([r1], 3) == [Pairing(1, 2), Pairing(3, 4)]  # 1:0, 1:0
+    r2 = [_game(3, 2, 1, 2, 2), _game(4, 2, 3, 4, 3)]  # 1:1, 3 through 2:0
+    assert next_knockout_round([r1, r2], 3) == [Pairing(1, 2)]
+    r3 = [_game(5, 3, 1, 2, 1)]  # 1 through 2:1
+    rounds = [r1, r2, r3]
+    assert next_knockout_round(rounds, 3) == [Pairing(1, 3), Pairing(2, 4)]
+    b = bracket_state(rounds, 3)
+    assert len(b.ties) == 1 and [t.wins() for t in b.ties[0]] == [{1: 2, 2: 1}, {3: 2, 4: 0}]
+    r4 = [_game(6, 4, 1, 3, 3), _game(7, 4, 2, 4, 4)]
+    r5 = [_game(8, 5, 1, 3, 3), _game(9, 5, 2, 4, 4)]
+    b = bracket_state([*rounds, r4, r5], 3)
+    assert b.done and b.places == {3: 1, 1: 2, 4: 3, 2: 4} and b.final_round == 2
+    # a game without a result stops the next round, naming it
+    with pytest.raises(FormatError, match=r"match 9 \(round 5, table T, pairs 2 v 4\)"):
+        next_knockout_round([*rounds, r4, [r5[0], KoMatch(9, "T", 2, 4, None, round=5)]], 3)
+    # with one game a meeting it would have been over after round 1
+    assert next_knockout_round([r1], 1) == [Pairing(1, 3), Pairing(2, 4)]
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -341,3 +367,59 @@ def test_cli_add_event_with_a_format(tmp_path: Path) -> None:
         [*cmd, "--format", "ladder"], cwd=REPO, capture_output=True, text=True, timeout=120
     )
     assert r.returncode != 0 and "--format" in r.stderr
+
+
+def test_knockout_best_of_3_from_the_api(server: Server) -> None:
+    with server.client() as c:
+        t = _post_tournament(c, "knockout_bo3", tables=2, pairs=4)
+        tid = t["id"]
+
+        def next_round() -> list[dict[str, Any]]:
+            r = c.post(f"/api/v1/tournaments/{tid}/rounds", json={})
+            assert r.status_code == 201, r.text
+            return list(r.json()["matches"])
+
+        def close(n: int) -> None:
+            r = c.post(f"/api/v1/tournaments/{tid}/rounds/{n}/close", json={})
+            assert r.status_code == 200, r.text
+
+        g1 = next_round()
+        assert [(m["ew"], m["ns"]) for m in g1] == [(1, 2), (3, 4)]
+        _override(c, g1[0]["id"], "ew")  # 1 leads 1:0
+        _override(c, g1[1]["id"], "ew")  # 3 leads 1:0
+        close(1)
+        g2 = next_round()
+        assert [(m["ew"], m["ns"]) for m in g2] == [(1, 2), (3, 4)]  # game 2 of both
+        _override(c, g2[0]["id"], "ns")  # 1:1
+        _override(c, g2[1]["id"], "ew")  # 3 through 2:0
+        close(2)
+        g3 = next_round()
+        assert [(m["ew"], m["ns"]) for m in g3] == [(1, 2)]  # only the meeting at 1:1
+        br = c.get(f"/api/v1/tournaments/{tid}/bracket").json()
+        assert len(br["rounds"]) == 1 and br["rounds"][0]["best_of"] == 3
+        first, second = br["rounds"][0]["matches"]
+        assert (first["wins_ew"], first["wins_ns"], first["winner"]) == (1, 1, None)
+        assert len(first["games"]) == 3 and (second["wins_ew"], second["winner"]) == (2, 3)
+        for lang, words in (("zh", ["三局两胜", "第 3 局"]), ("en", ["best of 3", "game 3"])):
+            page = c.get(f"/scoreboard/{tid}", params={"lang": lang}).text
+            assert "data-i18n-missing" not in page
+            for w in words:
+                assert w in page, (lang, w)
+        _override(c, g3[0]["id"], "ns")  # 2 through 2:1
+        close(3)
+        final = next_round()
+        assert [(m["ew"], m["ns"]) for m in final] == [(2, 3), (1, 4)]  # final, 3rd place
+        for m in final:
+            _override(c, m["id"], "ew")
+        close(4)
+        again = next_round()
+        assert [(m["ew"], m["ns"]) for m in again] == [(2, 3), (1, 4)]  # game 2 of both
+        for m in again:
+            _override(c, m["id"], "ew")
+        close(5)
+        r = c.post(f"/api/v1/tournaments/{tid}/rounds", json={})
+        assert r.status_code == 409 and "pair 2 won the final" in r.json()["detail"]
+        order = [
+            x["pair"] for x in c.get(f"/api/v1/tournaments/{tid}/standings").json()["standings"]
+        ]
+        assert order == [2, 3, 1, 4]
