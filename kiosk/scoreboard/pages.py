@@ -175,9 +175,17 @@ def board_data(s: Any, tid: int) -> dict[str, Any] | None:
             bm["ns_name"] = names.get(bm["ns"], str(bm["ns"])) if bm["ns"] is not None else None
             full = by_match.get(bm["match"], {})
             bm["status"] = full.get("status")
-            bm["level_ew"], bm["level_ns"] = full.get("level_ew"), full.get("level_ns")
+            # the score shown by each side: deal points (a deal-points profile), else levels
+            kind = "points" if "points_ew" in full else "level"
+            bm["score_ew"], bm["score_ns"] = full.get(kind + "_ew"), full.get(kind + "_ns")
     return {
-        "t": {"id": t.id, "name": t.name, "profile": t.profile, "format": t.format},
+        "t": {
+            "id": t.id,
+            "name": t.name,
+            "profile": t.profile,
+            "format": t.format,
+            "deal_points": service.point_table(t.profile) is not None,
+        },
         "bracket": bracket,
         "bracket_places": service.knockout_places(s, t) if bracket is not None else {},
         "pair_names": names,

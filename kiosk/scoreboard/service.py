@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -29,6 +30,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from kiosk.scoreboard import formats
 from kiosk.scoreboard.fold import (
     RESULT_TYPES,
+    TEAM_OF,
     MatchSummary,
     TableState,
     match_summary,
@@ -1183,9 +1185,10 @@ def knockout_rounds(s: Session, t: Tournament) -> list[list[formats.KoMatch]]:
     ).all()
     numbers = {p.id: p.number for p in _pairs_by_number(s, t.id).values()}
     mp = match_points(t.profile)
+    points = deal_points(s, t) if point_table(t.profile) else None
     out: dict[int, list[formats.KoMatch]] = {}
     for m, rnum in rows:
-        result, _by = decision(_match_input(m, rnum, numbers), mp)
+        result, _by = decision(_match_input(m, rnum, numbers, points), mp)
         out.setdefault(rnum, []).append(
             formats.KoMatch(
                 match=m.id,
@@ -1333,6 +1336,10 @@ def decide(s: Session, m: Match, decision: str, reason: str = "") -> MatchDecisi
         summary = match_summary(bodies)
         level_ew, level_ns = summary.levels["EW"], summary.levels["NS"]
         diff = LEVEL_VALUE[level_ew] - LEVEL_VALUE[level_ns]
+        t = get_tournament(s, _tid_of(s, m))
+        if point_table(t.profile) is not None:  # a deal-points match: the higher points win
+            pts = deal_points(s, t, [m.id]).get(m.id, (0, 0))
+            diff = pts[0] - pts[1]
         winner = "EW" if diff > 0 else "NS" if diff < 0 else "draw"
     row.winner, row.level_ew, row.level_ns = winner, level_ew, level_ns
     s.add(row)
@@ -1507,7 +1514,56 @@ def set_override(s: Session, match_id: int, result: str | None) -> Match:
     return m
 
 
-def _match_input(m: Match, round_number: int, numbers: dict[int, int]) -> MatchInput:
+def _tid_of(s: Session, m: Match) -> int:
+    return int(s.execute(select(Round.tournament_id).where(Round.id == m.round_id)).scalar_one())
+
+
+@functools.lru_cache(maxsize=64)
+def point_table(profile: str) -> tuple[int, int, int] | None:
+    """The deal points (partner 2nd, 3rd, 4th) of a deal-points profile (003 six-deal-points,
+    000 篇6), else None."""
+    from engine.profiles import load_profile
+
+    return load_profile(profile).deals.point_table if profile in PROFILES else None
+
+
+def deal_points(
+    s: Session, t: Tournament, match_ids: Iterable[int] | None = None
+) -> dict[int, tuple[int, int]]:
+    """Deal points (EW, NS) of each match of a deal-points tournament from its ended deals
+    (the winners' team scores 3 / 2 / 1 as the partner finished 2nd / 3rd / 4th; 003 "同组选手
+    获胜并取得1,2名，积3分。1，3名积2分。1，4名积1分"); {} for other profiles."""
+    table = point_table(t.profile)
+    if table is None:
+        return {}
+    q = (
+        select(Deal.match_id, Deal.finish_order)
+        .join(Match, Deal.match_id == Match.id)
+        .join(Round, Match.round_id == Round.id)
+        .where(Round.tournament_id == t.id, Deal.ended.is_(True))
+    )
+    if match_ids is not None:
+        q = q.where(Deal.match_id.in_(list(match_ids)))
+    out: dict[int, list[int]] = {}
+    for mid, order in s.execute(q).all():
+        pts = out.setdefault(mid, [0, 0])
+        seats = list(order or "")
+        if len(seats) < 2 or seats[0] not in TEAM_OF:
+            continue
+        team = TEAM_OF[seats[0]]
+        partner = next((i for i, x in enumerate(seats[1:], start=1) if TEAM_OF.get(x) == team), 3)
+        pts[0 if team == "EW" else 1] += table[min(partner, 3) - 1]
+    return {mid: (p[0], p[1]) for mid, p in out.items()}
+
+
+def _match_input(
+    m: Match,
+    round_number: int,
+    numbers: dict[int, int],
+    points: dict[int, tuple[int, int]] | None = None,
+) -> MatchInput:
+    """``points``: the tournament's deal points per match (``deal_points``) under a
+    deal-points profile; None otherwise."""
     decision = m.decision if m.decision in FINAL_DECISIONS else None
     if decision == "as_played":  # the result of the events stored when it was decided
         winner, level_ew, level_ns = m.decision_winner, m.decision_level_ew, m.decision_level_ns
@@ -1525,6 +1581,8 @@ def _match_input(m: Match, round_number: int, numbers: dict[int, int]) -> MatchI
         fouls_ns=m.fouls_ns,
         override=m.override,
         decision=decision,
+        points_ew=points.get(m.id, (0, 0))[0] if points is not None else None,
+        points_ns=points.get(m.id, (0, 0))[1] if points is not None else None,
     )
 
 
@@ -1538,7 +1596,9 @@ def match_inputs(s: Session, tid: int) -> list[MatchInput]:
     numbers = {
         p.id: p.number for p in s.execute(select(Pair).where(Pair.tournament_id == tid)).scalars()
     }
-    return [_match_input(m, rnum, numbers) for m, rnum in rows]
+    t = get_tournament(s, tid)
+    points = deal_points(s, t) if point_table(t.profile) else None
+    return [_match_input(m, rnum, numbers, points) for m, rnum in rows]
 
 
 def compute_standings(s: Session, t: Tournament) -> list[Standing]:
@@ -1607,7 +1667,9 @@ def rounds_json(s: Session, tid: int) -> list[dict[str, Any]]:
     numbers = {
         p.id: p.number for p in s.execute(select(Pair).where(Pair.tournament_id == tid)).scalars()
     }
-    mp = match_points(get_tournament(s, tid).profile)
+    t = get_tournament(s, tid)
+    mp = match_points(t.profile)
+    points = deal_points(s, t) if point_table(t.profile) else None
     out = []
     for rnd in s.execute(
         select(Round).where(Round.tournament_id == tid).order_by(Round.number)
@@ -1621,18 +1683,23 @@ def rounds_json(s: Session, tid: int) -> list[dict[str, Any]]:
                 "number": rnd.number,
                 "status": rnd.status,
                 "changes": round_changes(s, rnd.id),
-                "matches": [match_json(m, rnd.number, numbers, mp) for m in matches],
+                "matches": [match_json(m, rnd.number, numbers, mp, points) for m in matches],
             }
         )
     return out
 
 
 def match_json(
-    m: Match, round_number: int, numbers: dict[int, int], mp: MatchPoints | None = None
+    m: Match,
+    round_number: int,
+    numbers: dict[int, int],
+    mp: MatchPoints | None = None,
+    points: dict[int, tuple[int, int]] | None = None,
 ) -> dict[str, Any]:
     """A match as the API and pages show it. ``winner`` is the play at the table; ``result``
     and ``decided_by`` are what the standings count (fouls and rulings included), when the
-    tournament's match points are given."""
+    tournament's match points are given. ``points_ew`` / ``points_ns``: deal points, under a
+    deal-points profile (``points`` from ``deal_points``), else absent."""
     out: dict[str, Any] = {
         "id": m.id,
         "round": round_number,
@@ -1650,8 +1717,12 @@ def match_json(
         "decision": m.decision,
         "unfinished": is_unfinished(m),
     }
+    if points is not None:
+        out["points_ew"], out["points_ns"] = points.get(m.id, (0, 0))
     if mp is not None:
-        out["result"], out["decided_by"] = decision(_match_input(m, round_number, numbers), mp)
+        out["result"], out["decided_by"] = decision(
+            _match_input(m, round_number, numbers, points), mp
+        )
     return out
 
 

@@ -106,6 +106,10 @@ class MatchInput:
     #: the levels are then those of the events stored when decided), ``forfeit_ew`` /
     #: ``forfeit_ns`` (that side forfeits: scored like a foul forfeit), ``void`` (no result).
     decision: str | None = None
+    #: deal points (3/2/1 a deal, 003 and 000 篇6) of each side under a deal-points profile:
+    #: then the 级差分 of a played match is their difference (levels stay at 2)
+    points_ew: int | None = None
+    points_ns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,8 @@ def resolve(match: MatchInput, mp: MatchPoints) -> list[PairResult]:
     if match.winner is None:
         return []
     diff = LEVEL_VALUE.get(match.level_ew, 2) - LEVEL_VALUE.get(match.level_ns, 2)
+    if match.points_ew is not None and match.points_ns is not None:
+        diff = match.points_ew - match.points_ns
     if match.winner == "EW":
         return pair_lines("win", "loss", diff)
     if match.winner == "NS":

@@ -27,7 +27,7 @@ from kiosk.scoreboard.formats import (
 from kiosk.scoreboard.settings import normalise_db_url
 from kiosk.scoreboard.standings import Pairing
 
-from .helpers import REPO, Server, match_events, new_tournament
+from .helpers import REPO, Server, deal_events, ev, match_events, new_tournament
 
 # ----------------------------------------------------------------------------- pure
 
@@ -423,3 +423,74 @@ def test_knockout_best_of_3_from_the_api(server: Server) -> None:
             x["pair"] for x in c.get(f"/api/v1/tournaments/{tid}/standings").json()["standings"]
         ]
         assert order == [2, 3, 1, 4]
+
+
+# ----------------------------------------------------------------------------- deal points
+
+#: finish orders -> deal points (003 "1,2名积3分。1,3名积2分。1,4名积1分")
+EW_3 = ["E", "W", "N", "S"]  # EW 1st and 2nd: 3 for EW
+EW_1 = ["W", "N", "S", "E"]  # EW 1st and 4th: 1 for EW
+NS_2 = ["N", "E", "S", "W"]  # NS 1st and 3rd: 2 for NS
+
+
+def _deals(table: str, orders: list[list[str]], ended: str | None, seq0: int = 1) -> list[Any]:
+    out: list[dict[str, Any]] = []
+    seq = seq0
+    for d, order in enumerate(orders, start=1):
+        evs = deal_events(table, seq, d, "2", order, {"NS": "2", "EW": "2"})
+        out.extend(evs)
+        seq += len(evs)
+    if ended is not None:
+        out.append(ev(table, seq, "match_ended", len(orders), winner=ended))
+    return out
+
+
+def test_fixed_deal_point_matches_in_a_knockout(server: Server) -> None:
+    """003: six deals at level 2 scored 3/2/1 a deal, the higher total goes through; the
+    standings' 级差分 is the deal-point difference, ``as_played`` goes by the points."""
+    with server.client() as c:
+        r = c.post(
+            "/api/v1/tournaments",
+            json={"name": "003 杯", "profile": "six-deal-points", "format": "knockout"},
+        )
+        assert r.status_code == 201, r.text
+        tid = r.json()["id"]
+        tokens = {}
+        for i in (1, 2):
+            r = c.post(f"/api/v1/tournaments/{tid}/tables", json={"id": f"dp{tid}T{i}"})
+            tokens[r.json()["id"]] = r.json()["token"]
+        for i in range(1, 5):
+            c.post(f"/api/v1/tournaments/{tid}/pairs", json={"name": f"P{i}"})
+        r = c.post(f"/api/v1/tournaments/{tid}/rounds", json={})
+        assert r.status_code == 201, r.text
+        m1, m2 = r.json()["matches"]
+        # m1 (1 EW v 2 NS): EW 3+3+1+1 = 8, NS 2+2 = 4; the table's engine ends it for EW
+        orders = [EW_3, EW_3, EW_1, EW_1, NS_2, NS_2]
+        evs = _deals(m1["table"], orders, "EW")
+        h = {"Authorization": f"Bearer {tokens[m1['table']]}"}
+        assert c.post("/api/v1/events/batch", json=evs, headers=h).status_code == 200
+        # m2 (3 EW v 4 NS): three deals played, NS 2+2 = 4 against EW 1, time runs out
+        evs = _deals(m2["table"], [NS_2, EW_1, NS_2], None)
+        h = {"Authorization": f"Bearer {tokens[m2['table']]}"}
+        assert c.post("/api/v1/events/batch", json=evs, headers=h).status_code == 200
+        r = c.post(
+            f"/api/v1/tournaments/{tid}/rounds/1/close",
+            json={"decisions": [{"match": m2["id"], "decision": "as_played"}]},
+        )
+        assert r.status_code == 200, r.text
+        got = {m["id"]: m for m in r.json()["matches"]}
+        assert (got[m1["id"]]["points_ew"], got[m1["id"]]["points_ns"]) == (8, 4)
+        assert (got[m2["id"]]["points_ew"], got[m2["id"]]["points_ns"]) == (1, 4)
+        assert got[m2["id"]]["result"] == "NS"  # levels 2:2, the points decide
+        st = c.get(f"/api/v1/tournaments/{tid}/standings").json()["standings"]
+        diff = {x["pair"]: x["level_diff"] for x in st}
+        assert diff == {1: 4, 2: -4, 3: -3, 4: 3}
+        r = c.post(f"/api/v1/tournaments/{tid}/rounds", json={})
+        assert r.status_code == 201, r.text
+        assert [(m["ew"], m["ns"]) for m in r.json()["matches"]] == [(1, 4), (2, 3)]
+        for lang, words in (("zh", ["积分（南北 : 东西）", "积分差"]), ("en", ["Deal points"])):
+            page = c.get(f"/scoreboard/{tid}", params={"lang": lang}).text
+            assert "data-i18n-missing" not in page
+            for w in words:
+                assert w in page, (lang, w)
+            assert "4 : 8" in page and "4 : 1" in page  # NS : EW
