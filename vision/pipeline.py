@@ -5,10 +5,12 @@ by whatever reads the frames: ``kiosk/replay.py`` reads a video file through
 ``hardware.camera`` and feeds the observations to the referee (``guandan table replay``, the
 kiosk's video source). Per frame it costs one downscale to 320 px: frame differencing says which
 zones have something moving over them (hands), a skin-colour count says whether a hand rests
-there, and a comparison with each zone's last confirmed look says which zones changed. Only
-zones that changed and have gone quiet are re-detected (each in its own fixed crop), and only
-until the tracker has confirmed what lies there (vision/track.py); a full-frame detection runs
-at the start, after a gap and every ``refresh_s``. The lamps (vision/track.py ``LAMPS``) are
+there (a skin-toned blob no larger than a card and ringed by card paper is a card's picture, not
+a hand: a big joker printed as one large picture), and a comparison with each zone's last
+confirmed look says which zones changed. Only zones that changed and have gone quiet are
+re-detected (each in its own fixed crop), and only until the tracker has confirmed what lies
+there (vision/track.py); a full-frame detection runs at the start, after a gap and every
+``refresh_s``. The lamps (vision/track.py ``LAMPS``) are
 read from a few pixels each frame. The camera is checked against the corner markers every
 ``watch_every`` frames (``vision.table.CameraWatch``: a moved camera is recalibrated, covered
 markers only warned about).
@@ -63,6 +65,12 @@ __all__ = [
 ]
 
 SMALL_W = 320
+#: a big skin-coloured blob is a card's picture, not a hand, when at least this share of the
+#: ring around it is card paper (``TablePipeline._card_art``)
+ART_PAPER = 0.6
+#: ... and when it is no larger than a card's face (63 x 88 mm); a hand with its fingers is
+#: larger (the renderer's palm alone ~80 x 96 mm)
+ART_MAX_MM2 = 63.0 * 88.0
 
 
 #: a card's suit by its face between its corners (``TablePipeline._pair_faces``): nats per unit
@@ -385,6 +393,7 @@ class TablePipeline:
         )  # fmt: skip
         self._kernel = np.ones((3, 3), np.uint8)
         self._hand_px = max(6.0, 0.3 * self.hand_mm2 * table_px / (g.width_mm * g.height_mm))
+        self._small_px_per_mm2 = table_px / (g.width_mm * g.height_mm)
         pos = lamp_positions(g.width_mm, g.height_mm)
         pts = cal.to_image(np.array(list(pos.values()), np.float64))
         self._lamp_px = {
@@ -470,6 +479,52 @@ class TablePipeline:
             self._detecting = set(self.calibration.zones)
         self._last_full = -math.inf
 
+    def _card_art(self, image: np.ndarray, stat: np.ndarray, not_table: np.ndarray) -> bool:
+        """Whether a big skin-coloured blob (``stat``: its box in the small image) is a card's
+        picture, not a hand: seen in the full frame, the skin-coloured pixels there lie inside
+        card paper, which rings them (``ART_PAPER`` of the ring 2-3 px out at 1280x720 is
+        bright, unsaturated and not the bare table). A hand is ringed by the table, its sleeve,
+        cards it lies over only in part. A big joker printed as one large skin-toned picture
+        (no index) became a hand resting in the zone for as long as it lay there, so its play
+        was never committed (issue 44)."""
+        sx = image.shape[1] / self._small_size[0]
+        sy = image.shape[0] / self._small_size[1]
+        x, y, w, h = (int(v) for v in stat[:4])
+        pad = 3
+        x0, y0 = max(0, int((x - pad) * sx)), max(0, int((y - pad) * sy))
+        x1 = min(image.shape[1], int((x + w + pad) * sx))
+        y1 = min(image.shape[0], int((y + h + pad) * sy))
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return False
+        hsv = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2HSV)
+        skin = (hsv[:, :, 0] <= 25) & (hsv[:, :, 1] >= 50) & (hsv[:, :, 1] <= 200)
+        skin &= hsv[:, :, 2] >= 90
+        n, labels, st, _ = cv2.connectedComponentsWithStats(skin.astype(np.uint8), connectivity=8)
+        if n < 2:
+            return False
+        big = 1 + int(np.argmax(st[1:, cv2.CC_STAT_AREA]))
+        if st[big, cv2.CC_STAT_AREA] > ART_MAX_MM2 * self._small_px_per_mm2 * sx * sy:
+            return False  # larger than a card's face: a hand (and forearm)
+        blob = (labels == big).astype(np.uint8)
+        # the ring 2-3 px out (at 1280x720 a card's paper margin round its picture is ~5 px)
+        r = max(1, int(round(sx / 4)))
+        inner = cv2.dilate(blob, np.ones((2 * r + 1, 2 * r + 1), np.uint8))
+        outer = cv2.dilate(blob, np.ones((6 * r + 1, 6 * r + 1), np.uint8))
+        ring = (outer > 0) & (inner == 0)
+        if not ring.any():
+            return False
+        # the bare table, seen in the small image, brought to the crop's pixels
+        sx0, sy0 = max(0, x - pad), max(0, y - pad)
+        sx1 = min(not_table.shape[1], x + w + pad)
+        sy1 = min(not_table.shape[0], y + h + pad)
+        off = cv2.resize(
+            not_table[sy0:sy1, sx0:sx1].astype(np.uint8),
+            (x1 - x0, y1 - y0),
+            interpolation=cv2.INTER_NEAREST,
+        )
+        paper = (hsv[:, :, 1] <= 60) & (hsv[:, :, 2] >= 140) & (off > 0)
+        return float(paper[ring].mean()) >= ART_PAPER
+
     def process(self, index: int, t: float, image: np.ndarray) -> list[Observation]:
         t = round(t, 3)
         self.t = t
@@ -514,7 +569,12 @@ class TablePipeline:
         # (eroded first: the thin light-brown rim of a white card on a brown table goes away)
         solid = cv2.erode((skin & changed & not_table).astype(np.uint8), self._kernel)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=4)
-        big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= self._hand_px]
+        big = [
+            i
+            for i in range(1, n)
+            if stats[i, cv2.CC_STAT_AREA] >= self._hand_px
+            and not self._card_art(image, stats[i], not_table)
+        ]
         hands = np.isin(labels, big) if big else None
         busy: set[str] = set()
         for z, m in self._masks.items():
