@@ -69,6 +69,10 @@ given back to the earlier play when both then stand legal (``_late_in_next``).
 Three counted fouls by a pair (``fouls.limit``): ``match_lost`` ends the match for the opponents,
 ``deal_lost`` scores the deal as a forfeit (``MatchState.after_forfeit``).
 
+Time is a reading too: the camera reports a play when its cards have settled, a pass lamp at
+once, so plays and passes of different seats seen within ``REORDER_S`` may have come in either
+order; when the order as seen clashes, the order the rules accept is taken (``_reorder``).
+
 Corrections (``correction`` observations) replace or void the observation behind an earlier
 event; the referee re-runs the corrected observations, appends a ``correction`` event
 (``replaces``: the first event that changes; ``by``: the first event of the new continuation or
@@ -186,6 +190,18 @@ SWAP_MAX_COST: Final = 5.0
 LATE_MAX: Final = 2
 #: suspects kept at once (the latest)
 _HINDSIGHT_SUSPECTS: Final = 3
+#: Time is a reading too (``Referee._reorder``). The camera reports a play when its cards have
+#: lain still (the tracker's settle time), a pass lamp at once: a play may reach the referee
+#: after a pass (or another play) that followed it at the table. Two turn observations (plays,
+#: passes) of different seats that came at most ``REORDER_S`` seconds apart may have happened in
+#: either order; the order the rules accept is taken when it has ``HINDSIGHT_GAIN`` fewer
+#: clashes than the order as seen. A real foul (a play out of turn, then the seat on turn's
+#: play) leaves one clash either way and stays. 5 s: a big joker reported 3 s after the next
+#: seat's pass (issue 41).
+REORDER_S: Final = 5.0
+#: the latest observations of the deal run again in other orders, and the orders kept at once
+REORDER_SPAN: Final = 8
+REORDER_BEAM: Final = 6
 #: legal readings whose continuation is tried, cheapest first
 _HINDSIGHT_TRIES: Final = 8
 #: fouls that show the table played on differently from the referee's reading
@@ -1413,6 +1429,10 @@ class Referee:
             ]
             if undo:
                 return self._undo_gone(undo, obs.t)
+        if obs.type in ("played", "pass"):
+            fixed = self._reorder(idx, obs.t)
+            if fixed is not None:
+                return fixed
         clashes = any(_clash(e.type, e.data) for e in out)
         if obs.type in ("played", "pass"):
             self._suspects = [(k, n - 1, w) for k, n, w in self._suspects if n > 0]
@@ -1606,6 +1626,113 @@ class Referee:
                 extra={"reason": why},
             )
         )
+
+    def _reorder(self, idx: int, t: float) -> list[Event] | None:
+        """Time is a reading too: the order of two turn observations (plays, passes) of
+        different seats seen within ``REORDER_S`` of each other is uncertain (the camera
+        reports a play when its cards have settled, a pass lamp at once).
+
+        When the last ``REORDER_SPAN`` observations of the deal (up to ``idx``) hold
+        ``HINDSIGHT_GAIN`` clashes or more, a beam search (``REORDER_BEAM`` orders kept, fewest
+        clashes first, then fewest moves) runs them again in the orders these uncertainties
+        allow: at each step the next observation is the first one left as seen, or a play or
+        pass seen after it, at most ``REORDER_S`` after every one it is taken back past, all of
+        them plays or passes of other seats (nothing moves past a clearing, a deal start or
+        anything else), and only to where the rules accept it (a move that makes a foul of its
+        own observation explains nothing). The best order replaces the log through a
+        ``correction`` when it has ``HINDSIGHT_GAIN`` fewer clashes than the order as seen: a
+        real foul (a play out of turn, then the play of the seat on turn) clashes once either
+        way and stays. A moved observation takes the time of the first one it now precedes
+        (the log stays in time order) and keeps the time it was seen at (``seen_at``); no
+        observation is read differently."""
+        obs = self._obs
+        start = self._deal_snap[0] + 1 if self._deal_snap is not None else 0
+        b = max(start, idx - REORDER_SPAN + 1)
+        now = self._clashes_since(b)
+        if now < HINDSIGHT_GAIN or b >= idx:
+            return None
+        turn = ("played", "pass")
+
+        def movable(r: int, left: Sequence[int]) -> bool:
+            """May observation ``r`` go before all of ``left`` (seen before it, still due)?"""
+            o = obs[r]
+            return o.type in turn and all(
+                obs[x].type in turn and obs[x].seat != o.seat and o.t - obs[x].t <= REORDER_S
+                for x in left
+            )
+
+        # a beam entry: (clashes, moves, order placed so far, indices still due, core)
+        beam: list[tuple[int, int, tuple[int, ...], tuple[int, ...], _Core]] = [
+            (0, 0, (), tuple(range(b, idx + 1)), self._core_before(b))
+        ]
+        for _ in range(idx + 1 - b):
+            grown: list[tuple[int, int, tuple[int, ...], tuple[int, ...], _Core]] = []
+            for clashes, moves, placed, due, core in beam:
+                picks = [0] + [n for n in range(1, len(due)) if movable(due[n], due[:n])]
+                for m, n in enumerate(picks):
+                    c = core if m == len(picks) - 1 else self._copy_core(core)
+                    o = obs[due[n]]
+                    if n:
+                        o = replace(o, t=obs[due[0]].t, extra={**o.extra, "seen_at": o.t})
+                    got = sum(1 for pl in c.feed(o, b + len(placed)) if _clash(pl.type, pl.data))
+                    if n and got:  # taken back only to where the rules accept it
+                        continue
+                    grown.append(
+                        (
+                            clashes + got,
+                            moves + (n > 0),
+                            (*placed, due[n]),
+                            due[:n] + due[n + 1 :],
+                            c,
+                        )
+                    )
+            grown.sort(key=lambda x: (x[0], x[1]))
+            beam = grown[:REORDER_BEAM]
+        left, _, order, _, _ = beam[0]
+        if left > now - HINDSIGHT_GAIN or order == tuple(range(b, idx + 1)):
+            return None
+        j = b + next(n for n, r in enumerate(order) if r != b + n)
+        new_obs = [*obs[:b], *(obs[r] for r in order)]
+        # the moved ones: seen after an observation they now precede
+        seen_later = {r for n, r in enumerate(order) if any(x < r for x in order[n + 1 :])}
+        where = {r: b + n for n, r in enumerate(order)}
+        texts = []
+        for n, r in enumerate(order):
+            if r not in seen_later:
+                continue
+            o = obs[r]
+            nxt = min(x for x in order[n + 1 :] if x < r)
+            new_obs[b + n] = replace(o, t=obs[nxt].t, extra={**o.extra, "seen_at": o.t})
+            what = (
+                f"{o.seat} playing {' '.join(map(str, o.cards))}"
+                if o.type == "played"
+                else f"{o.seat} passing"
+            )
+            past = ", ".join(
+                f"{obs[x].seat}'s {'play' if obs[x].type == 'played' else 'pass'} at t={obs[x].t:g}"
+                for x in sorted(x for x in order[n + 1 :] if x < r)
+            )
+            texts.append(f"{what} (seen at t={o.t:g}) before {past}")
+        new_obs += obs[idx + 1 :]
+        why = (
+            "; ".join(texts) + ": the camera reports a play when its cards have settled "
+            f"({now} fouls or ignored passes as seen, {left} in this order)"
+        )
+        moved = [new_obs[where[r]] for r in order if r in seen_later]
+        first = min(seen_later)
+        pos = self._first_pos(first)
+        data: dict[str, Any] = {
+            "target": self._effective[pos].id if pos is not None else None,
+            "observation": [dump_observation(o) for o in moved],
+            "reason": why,
+        }
+        first_j = next((i for i, origin in enumerate(self._origin) if origin >= j), 0)
+
+        def remap(i: int) -> int:
+            return where.get(i, i)
+
+        self._suspects = [(remap(x), n, w) for x, n, w in self._suspects]
+        return self._rewrite(t, new_obs, j, first_j, data, remap)
 
     def _late_in_next(self, idx: int, t: float) -> list[Event] | None:
         """Cards of a seat's play the camera saw only with that seat's next play of the trick
@@ -2415,12 +2542,36 @@ class Referee:
         k = self._origin[pos]
         new_obs = self._obs[:k] + list(obs.replacement) + self._obs[k + 1 :]
         shift = len(obs.replacement) - 1
-        self._gone_fixes = [(i + shift if i > k else i, o, e) for i, o, e in self._gone_fixes]
+        first_k = self._origin.index(k) if k in self._origin else pos
+        data: dict[str, Any] = {
+            "target": obs.replaces,
+            "observation": (
+                [dump_observation(o) for o in obs.replacement] if obs.replacement else None
+            ),
+        }
+        if "reason" in obs.extra:
+            data["reason"] = obs.extra["reason"]
+        return self._rewrite(obs.t, new_obs, k, first_k, data, lambda i: i + shift if i > k else i)
+
+    def _rewrite(
+        self,
+        t: float,
+        new_obs: list[Observation],
+        k: int,
+        first_k: int,
+        extra: Mapping[str, Any],
+        remap: Callable[[int], int],
+    ) -> list[Event]:
+        """The effective observations become ``new_obs`` (the same as before up to index
+        ``k``): a fresh core runs them, and a ``correction`` event at ``t`` replaces the first
+        effective event (at or after position ``first_k`` at the latest) that then differs,
+        followed by the new continuation. ``extra``: the correction's fields besides
+        ``replaces``, ``by`` and ``voids``; ``remap``: old observation index -> new."""
+        self._gone_fixes = [(remap(i), o, e) for i, o, e in self._gone_fixes]
         core = self._new_core()
         payloads: list[_Payload] = []
         for i, o in enumerate(new_obs):
             payloads.extend(core.feed(o, i))
-        first_k = self._origin.index(k) if k in self._origin else pos
         i = 0
         while (
             i < first_k
@@ -2434,17 +2585,13 @@ class Referee:
         data: dict[str, Any] = {
             "replaces": self._effective[i].id,
             "by": event_id(self.table, seq + 1) if tail else None,
-            "target": obs.replaces,
+            "target": extra.get("target"),
             "voids": len(self._effective) - i,
-            "observation": (
-                [dump_observation(o) for o in obs.replacement] if obs.replacement else None
-            ),
         }
-        if "reason" in obs.extra:
-            data["reason"] = obs.extra["reason"]
+        data.update({x: v for x, v in extra.items() if x != "target"})
         corrections = self._core.st.corrections + 1
         core.st.corrections = corrections
-        corr = _Payload("correction", obs.t, core.st.deal_no, data, k)
+        corr = _Payload("correction", t, core.st.deal_no, data, k)
         del self._effective[i:]
         del self._origin[i:]
         out = self._publish([corr], effective=False)
@@ -2455,7 +2602,7 @@ class Referee:
         if self._prev_snap is not None and k < self._prev_snap[0]:
             self._prev_snap = None
         if self._deal_snap is not None and k < self._deal_snap[0]:
-            at = self._deal_snap[0] + shift
+            at = remap(self._deal_snap[0])
             self._deal_snap = None
             self._deal_snap = (at, self._core_before(at))
         return out
