@@ -41,6 +41,12 @@ One JSON object per line, each with ``t`` (seconds) and ``type``:
                    one that produced that event; absent = void it.
 =================  ============================================================================
 
+Any observation may carry ``source`` (ours): ``"camera"`` when the table pipeline inferred it
+from the footage (``from_camera``). A foul the referee judges on such an observation (or on a
+``played`` with ``doubts``) waits for the floor referee: flagged ``review``, it counts towards the
+pair's limit, and so may end a deal or a match, only once marked (engine/referee.py
+``CAMERA_REVIEW_FOULS``). Without it an observation is a person's entry or the simulator's.
+
 Unknown extra fields are kept in ``extra`` (CONTRACT.md: "add freely"); the simulator puts its
 ground truth there (``mischief``). :func:`parse_observation` raises :class:`ObservationError`
 naming the field (and the line, through ``where``).
@@ -60,13 +66,18 @@ from engine.events import FOUL_KINDS
 
 __all__ = [
     "OBSERVATION_TYPES",
+    "CAMERA_SOURCE",
     "Observation",
     "ObservationError",
     "parse_observation",
     "dump_observation",
+    "from_camera",
+    "is_camera",
 ]
 
 SEATS: Final = ("N", "E", "S", "W")
+#: ``source`` of an observation the table pipeline inferred from the footage
+CAMERA_SOURCE: Final = "camera"
 OBSERVATION_TYPES: Final = (
     "deal_start",
     "played",
@@ -173,6 +184,19 @@ class Observation:
                 out["with"] = reps[0] if len(reps) == 1 else reps
         out.update(self.extra)
         return out
+
+
+def from_camera(obs: Observation) -> Observation:
+    """``obs`` marked as the table pipeline's (``source: camera``)."""
+    if obs.extra.get("source") == CAMERA_SOURCE:
+        return obs
+    return replace(obs, extra={**obs.extra, "source": CAMERA_SOURCE})
+
+
+def is_camera(obs: Observation) -> bool:
+    """Whether ``obs`` is the camera's reading: marked ``source: camera``, or a play with the
+    camera's runner-up readings (``doubts``)."""
+    return bool(obs.doubts) or obs.extra.get("source") == CAMERA_SOURCE
 
 
 def amended(before: Sequence[Observation], late: Observation) -> int | None:

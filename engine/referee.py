@@ -45,11 +45,13 @@ adding one of its readings is such a change. An honest illegal play stays one un
 itself doubted it; a play that is legal as read is not changed as it comes (only in hindsight,
 below, as a trick's top).
 
-A foul judged on a camera's reading of cards (an illegal or out-of-turn ``played`` observation
-with ``doubts``, or a pass by "the leader" in a deal whose plays the camera reads: who leads is
-the camera's reading of the trick before) keeps its penalty but is flagged ``review`` and does
-not count towards the pair's limit until the referee marks it (a ``foul`` observation): a
-misread must not end a match by itself. A play judged illegal as read is also looked at again
+A foul judged on a camera's reading (an observation with ``doubts`` or marked ``source:
+camera`` by the table pipeline: an illegal or out-of-turn play, cards exposed, a slow play, a
+wrong tribute; or a pass by "the leader" in a deal whose plays the camera reads: who leads is
+the camera's reading of the trick before) keeps its penalty in the trick but is flagged
+``review`` and does not count towards the pair's limit, nor voids a hand, until the referee
+marks it (a ``foul`` observation): no foul inferred from the camera alone ends a deal or a
+match. A play judged illegal as read is also looked at again
 when the table plays on as if it were legal (and so is the trick's top, a camera play legal as
 read, when a play of more cards did not beat it: the top may be a card short, ``_short_top``),
 and a camera's play out of turn when the table
@@ -105,7 +107,7 @@ from engine.deal import (
 )
 from engine.events import Event, event_id
 from engine.match import MatchState, team_of
-from engine.observations import Observation, amended, dump_observation
+from engine.observations import Observation, amended, dump_observation, is_camera
 from engine.profiles import Profile
 from engine.tribute import (
     TributePlan,
@@ -130,10 +132,14 @@ __all__ = [
     "HINDSIGHT_WINDOW",
 ]
 
-#: Fouls judged on a camera's reading of cards (an observation with ``doubts``): flagged with
-#: ``review`` and counted towards the pair's limit only when the referee marks them (a ``foul``
-#: observation), since a misread must not end a match (``fouls.limit``) by itself.
-CAMERA_REVIEW_FOULS: Final = frozenset({"illegal_play", "out_of_turn"})
+#: Fouls judged on a camera's reading (an observation with ``doubts``, or one the table pipeline
+#: marked ``source: camera``): flagged with ``review`` and counted towards the pair's limit only
+#: when the referee marks them (a ``foul`` observation), since no foul inferred from the camera
+#: alone may end a deal or a match (``fouls.limit``, a hand voided by a wrong tribute): it waits
+#: for the floor referee. Its penalty in the trick (taken back, the trick lost) stands.
+CAMERA_REVIEW_FOULS: Final = frozenset(
+    {"illegal_play", "out_of_turn", "exposed_card", "slow_play", "wrong_tribute"}
+)
 #: A camera reading of a play that is not a legal play (not a combo, does not beat the trick, a
 #: third copy of a card) is re-read with the camera's runner-up readings (``Observation.doubts``):
 #: the cheapest set of changes that makes a legal play is taken if its total cost is at most this
@@ -537,11 +543,11 @@ class _Core:
     def feed(self, obs: Observation, origin: int) -> list[_Payload]:
         self.out = []
         self.origin = origin
-        self.camera = bool(obs.doubts)
+        self.camera = is_camera(obs)
         ty = obs.type
         if ty == "deal_start":
             self.camera_deal = False
-        elif ty == "played" and obs.doubts:
+        elif ty == "played" and self.camera:
             self.camera_deal = True
         if self.phase is not None and ty in (
             "tribute",
@@ -696,6 +702,7 @@ class _Core:
         shown: dict[str, list[Card]] = {}
         for o, org in ph.items:
             self.origin = org
+            self.camera = is_camera(o)
             if o.type == "tribute":
                 self._tribute(o)
             elif o.type == "shown":
@@ -899,7 +906,9 @@ class _Core:
                 combo,
             )
         if hi is not None:
-            void = self.p.tribute.wrong_tribute == "hand_void" and left > 0
+            # a wrong tribute seen by the camera voids no hand until the referee marks it
+            pending = self.review and self.camera
+            void = self.p.tribute.wrong_tribute == "hand_void" and left > 0 and not pending
             self.foul(
                 obs.t,
                 seat,

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.observations import Observation
+from engine.observations import Observation, from_camera
 from vision.pipeline import PipelineError, ReplayReport, TablePipeline, resolve_detector
 from vision.table import Calibration
 
@@ -51,7 +51,8 @@ def observations_from_video(
     deck: Any = None,
     **options: Any,
 ) -> Iterator[Observation]:
-    """Observations of a recorded game, in order, as the frames are read.
+    """Observations of a recorded game, in order, as the frames are read, each marked
+    ``source: camera`` (a foul the referee judges on one waits for the floor referee).
 
     ``calibration``: a Calibration, a calibration JSON path, or None (calibrate from the video's
     first frames where all four markers show). ``detector``: see :func:`resolve_detector`;
@@ -88,8 +89,8 @@ def observations_from_video(
             rep.video_seconds = frame.t
             obs = pipe.process(index, frame.t, frame.image)
             rep.seconds = time.perf_counter() - start
-            yield from obs
-    yield from pipe.finish()
+            yield from map(from_camera, obs)
+    yield from map(from_camera, pipe.finish())
     rep.seconds = time.perf_counter() - start
     if pipe.calibration is None:
         raise PipelineError(

@@ -27,7 +27,7 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from engine.observations import Observation, parse_observation
+from engine.observations import Observation, from_camera, parse_observation
 
 log = logging.getLogger("guandan.table")
 
@@ -538,7 +538,7 @@ class LiveSource:
                 obs = []
             self._index += 1
             self._check_markers(pipe, t)
-            yield from obs
+            yield from map(from_camera, obs)
         return None
 
     def _vision_fine(self) -> None:

@@ -1,0 +1,66 @@
+"""No foul inferred from the camera alone may end a deal or a match (issue 41): a foul judged on an
+observation the table pipeline made (``source: camera``, even with no runner-up readings: a
+perfect detector) is flagged ``review`` and counts towards the pair's limit only once the floor
+referee marks it; its penalty in the trick stands."""
+
+from __future__ import annotations
+
+from engine.deal import fold
+from engine.observations import Observation, from_camera, is_camera, parse_observation
+from tests.referee.helpers import Table
+
+
+def seen(t: Table, type: str, step: float = 2.0, **fields: object) -> None:
+    """An observation as the table pipeline reports it (``source: camera``, no doubts)."""
+    t.t += step
+    obs: Observation = parse_observation({"t": t.t, "type": type, **fields})
+    t.ref.feed(from_camera(obs))
+
+
+def test_camera_fouls_wait_for_the_floor_referee_before_a_forfeit() -> None:
+    t = Table("standard")
+    t.do("deal_start", first_leader="S")
+    limit = t.profile.fouls.limit
+    seen(t, "played", seat="E", cards=["D9"])  # out of turn, as the camera saw it
+    seen(t, "exposed", seat="W", cards=["C8"])
+    seen(t, "exposed", seat="E", cards=["H7"])
+    flagged = t.fouls()
+    assert [f["kind"] for f in flagged] == ["out_of_turn", "exposed_card", "exposed_card"]
+    assert all(f["review"] is True for f in flagged) and len(flagged) == limit
+    assert "taken back" in flagged[0]["penalty"]  # the penalty in the trick stands
+    assert not t.of("match_ended") and t.ref.state.team_fouls["EW"] == 0
+    # the floor referee confirms them one by one: the last one reaches the limit
+    for f in flagged:
+        t.do("foul", seat=f["seat"], kind=f["kind"], confirms=f.id, detail="seen on the footage")
+    (ended,) = t.of("match_ended")
+    assert ended["winner"] == "NS" and ended["reason"] == "fouls"
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_the_same_fouls_typed_in_count_at_once() -> None:
+    """A person's entry (no ``source``) counts as before: the third foul ends the match."""
+    t = Table("standard")
+    t.do("deal_start", first_leader="S")
+    t.play("E", "D9")
+    t.do("exposed", seat="W", cards=["C8"])
+    t.do("exposed", seat="E", cards=["H7"])
+    assert not any(f.get("review") for f in t.fouls())
+    (ended,) = t.of("match_ended")
+    assert ended["winner"] == "NS" and ended["reason"] == "fouls"
+
+
+def test_is_camera() -> None:
+    play = parse_observation({"t": 1.0, "type": "played", "seat": "S", "cards": ["S3"]})
+    assert not is_camera(play) and is_camera(from_camera(play))
+    assert from_camera(from_camera(play)) == from_camera(play)
+    doubted = parse_observation(
+        {
+            "t": 1.0,
+            "type": "played",
+            "seat": "S",
+            "cards": ["S3"],
+            "doubts": [{"card": "S3", "or": [["C3", 1.0]]}],
+        }
+    )
+    assert is_camera(doubted)
+    assert parse_observation(from_camera(play).to_json()).extra["source"] == "camera"
