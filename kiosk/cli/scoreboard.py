@@ -73,7 +73,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--format",
         default="swiss",
-        choices=("swiss", "round_robin", "knockout", "knockout_bo3"),
+        choices=("swiss", "round_robin", "knockout", "knockout_bo3", "knockout_bo3_sf"),
         help="how rounds are made and pairs ranked (default swiss)",
     )
     p.set_defaults(handler=_add_event)

@@ -34,7 +34,7 @@ from pydantic import TypeAdapter, ValidationError
 from sqlalchemy import select, text
 from starlette.concurrency import run_in_threadpool
 
-from kiosk.scoreboard import service
+from kiosk.scoreboard import formats, service
 from kiosk.scoreboard.db import current_revision, upgrade
 from kiosk.scoreboard.hall import register_health
 from kiosk.scoreboard.live import sse
@@ -683,7 +683,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "by_round (latest first)",
                 "lot",
             ]
-            if t.format in ("knockout", "knockout_bo3"):
+            if t.format in formats.BEST_OF:
                 chain = ["place (final, 3rd place match)", "round went out (later first)", *chain]
             return {
                 "tournament": tid,

@@ -21,14 +21,16 @@ Sources (../shared/RULES.md "Deal points, matches and events", seeds):
   when the next round is made, naming the match and the ruling to set). Standings: champion,
   runner-up, 3rd, 4th, then by the round a pair went out (later first), ties by the chain of
   ``standings.py``.
-
 - ``knockout_bo3``: the same, each meeting best of 3 (004 篇一/篇七 "比賽采用淘汰制 …
   采用三局兩勝制"): a round is one game of each meeting still undecided (same seats), the next
   bracket round is made once every meeting has a pair with two wins.
+- ``knockout_bo3_sf``: one game a meeting, best of 3 from the semi-finals on (the final and
+  the match for 3rd place too): 002 第三篇 "每輪比賽采用一局決勝制，進入半決賽采取三局二勝制".
+  A bracket round of two meetings or fewer counts as the semi-finals.
 
-Not here (see the module's README): 002's mix (one game, best of 3 from the semi-finals), the
-repechage (附加赛) of 002 第三篇, group stage then knockout (000 篇11), fixed-deal point matches
-(003).
+Fixed-deal point matches (003, 000 篇6) are a deal-points profile in any of these formats
+(``service.deal_points``). Not here (see the module's README): the repechage (附加赛) of 002
+第三篇, 003's new draw before each round, group stage then knockout (000 篇11).
 """
 
 from __future__ import annotations
@@ -38,15 +40,28 @@ from dataclasses import dataclass, field
 
 from kiosk.scoreboard.standings import Pairing, Standing
 
-FORMATS = ("swiss", "round_robin", "knockout", "knockout_bo3")
+FORMATS = ("swiss", "round_robin", "knockout", "knockout_bo3", "knockout_bo3_sf")
 FORMAT_TEXT = {
     "swiss": "Swiss 瑞士移位",
     "round_robin": "Round robin, big/small points 大循环积大小分",
     "knockout": "Single elimination 淘汰制",
     "knockout_bo3": "Single elimination, best of 3 淘汰制三局两胜",
+    "knockout_bo3_sf": (
+        "Single elimination, best of 3 from the semi-finals 淘汰制（半决赛起三局两胜）"
+    ),
 }
-#: games a knockout meeting is played over (the first to win more than half goes through)
-BEST_OF = {"knockout": 1, "knockout_bo3": 3}
+#: games a knockout meeting is played over (the first to win more than half goes through):
+#: one number for every round, or (before the semi-finals, from the semi-finals on)
+BestOf = int | tuple[int, int]
+BEST_OF: dict[str, BestOf] = {"knockout": 1, "knockout_bo3": 3, "knockout_bo3_sf": (1, 3)}
+
+
+def round_best_of(best_of: BestOf, meetings: int) -> int:
+    """Games a meeting of a bracket round of ``meetings`` meetings is played over: from the
+    semi-finals on (two meetings or fewer) the second number of a pair."""
+    if isinstance(best_of, tuple):
+        return best_of[0] if meetings > 2 else best_of[1]
+    return best_of
 
 
 class FormatError(ValueError):
@@ -144,6 +159,8 @@ class Tie:
     ew: int
     ns: int | None
     games: list[KoMatch] = field(default_factory=list)
+    #: games the meeting is played over (1 or 3)
+    best_of: int = 1
 
     def pairs(self) -> frozenset[int | None]:
         return frozenset((self.ew, self.ns))
@@ -176,14 +193,14 @@ def _no_winner(m: KoMatch) -> FormatError:
     )
 
 
-def tie_outcome(tie: Tie, best_of: int) -> tuple[str, int | None, int | None]:
+def tie_outcome(tie: Tie) -> tuple[str, int | None, int | None]:
     """``("won", winner, loser)``, ``("more", None, None)`` (best of 3 at 1:0 or 1:1: another
     game), or ``("blocked", None, None)`` (a game without a winner: see ``blocking_game``)."""
     if tie.ns is None:
         return "won", tie.ew, None
     if blocking_game(tie) is not None:
         return "blocked", None, None
-    need = best_of // 2 + 1
+    need = tie.best_of // 2 + 1
     wins = tie.wins()
     for p, n in wins.items():
         if n >= need:
@@ -195,20 +212,21 @@ def blocking_game(tie: Tie) -> KoMatch | None:
     return next((g for g in tie.games if g.result not in ("EW", "NS")), None)
 
 
-def group_ties(rounds: Sequence[Sequence[KoMatch]], best_of: int = 1) -> list[list[Tie]]:
+def group_ties(rounds: Sequence[Sequence[KoMatch]], best_of: BestOf = 1) -> list[list[Tie]]:
     """The bracket rounds: each scoreboard round starts a bracket round, except that with best
     of 3 a scoreboard round made only of the meetings left undecided (another game) continues
     the last one."""
     out: list[list[Tie]] = []
     for matches in rounds:
-        if out and best_of > 1 and matches:
-            open_ties = {t.pairs(): t for t in out[-1] if tie_outcome(t, best_of)[0] == "more"}
+        if out and matches:
+            open_ties = {t.pairs(): t for t in out[-1] if tie_outcome(t)[0] == "more"}
             keys = [frozenset((m.ew, m.ns)) for m in matches]
             if open_ties and all(k in open_ties for k in keys):
                 for m, k in zip(matches, keys, strict=True):
                     open_ties[k].games.append(m)
                 continue
-        out.append([Tie(m.ew, m.ns, [m]) for m in matches])
+        bo = round_best_of(best_of, len(matches))
+        out.append([Tie(m.ew, m.ns, [m], bo) for m in matches])
     return out
 
 
@@ -229,7 +247,7 @@ class Bracket:
 
 
 def bracket_state(
-    rounds: Sequence[Sequence[KoMatch]], best_of: int = 1, strict: bool = True
+    rounds: Sequence[Sequence[KoMatch]], best_of: BestOf = 1, strict: bool = True
 ) -> Bracket:
     """Replay the rounds in order. ``strict``: a game without a winner is a FormatError
     (making the next round); otherwise the replay stops there (standings, the bracket view)."""
@@ -239,7 +257,7 @@ def bracket_state(
         is_final = idx > 1 and semis == 2 and len(ties) == 2 and len(b.alive) == 2
         if is_final:
             b.final_round = idx
-        outcome = [tie_outcome(t, best_of) for t in ties]
+        outcome = [tie_outcome(t) for t in ties]
         if strict:
             for t, (state, _w, _l) in zip(ties, outcome, strict=True):
                 game = blocking_game(t) if state == "blocked" else None
@@ -285,7 +303,7 @@ def bracket_state(
     return b
 
 
-def next_knockout_round(rounds: Sequence[Sequence[KoMatch]], best_of: int = 1) -> list[Pairing]:
+def next_knockout_round(rounds: Sequence[Sequence[KoMatch]], best_of: BestOf = 1) -> list[Pairing]:
     """The next round's pairings from the rounds so far: with best of 3, the next game of
     each meeting still undecided; else the winners of adjacent meetings (after the 2
     semi-finals: the final and the match for 3rd place)."""
@@ -296,12 +314,12 @@ def next_knockout_round(rounds: Sequence[Sequence[KoMatch]], best_of: int = 1) -
             409, f"the knockout is decided: pair {champ} won the final (淘汰赛已决出冠军)"
         )
     last = b.ties[-1]
-    more = [t for t in last if tie_outcome(t, best_of)[0] == "more"]
+    more = [t for t in last if tie_outcome(t)[0] == "more"]
     if more:  # best of 3: the next game, the same seats
         return [Pairing(t.ew, t.ns) for t in more]
     alive = b.alive
     if len(alive) == 2 and len(last) == 2 and all(t.ns is not None for t in last):
-        losers = [tie_outcome(t, best_of)[2] for t in last]
+        losers = [tie_outcome(t)[2] for t in last]
         return [Pairing(alive[0], alive[1]), Pairing(int(losers[0]), losers[1])]  # type: ignore[arg-type]
     if len(alive) % 2:
         # only after typed pairings: the last pair in bracket order has the bye
@@ -312,7 +330,7 @@ def next_knockout_round(rounds: Sequence[Sequence[KoMatch]], best_of: int = 1) -
 
 
 def knockout_standings(
-    base: list[Standing], rounds: Sequence[Sequence[KoMatch]], best_of: int = 1
+    base: list[Standing], rounds: Sequence[Sequence[KoMatch]], best_of: BestOf = 1
 ) -> list[Standing]:
     """Reorder ``base`` (the chain of ``standings.py``): final places first, then pairs still
     in, then by the round a pair went out (later first)."""

@@ -38,7 +38,7 @@ class Tournament(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
     profile: Mapped[str] = mapped_column(String(64))
-    #: The event format (``formats.FORMATS``): ``swiss``, ``round_robin`` or ``knockout``.
+    #: The event format (``formats.FORMATS``): ``swiss``, ``round_robin``, ``knockout``, ...
     format: Mapped[str] = mapped_column(String(16), default="swiss", server_default="swiss")
     #: Seed of the drawing of lots (last tie-break); recorded so the draw can be re-checked.
     lots_seed: Mapped[int] = mapped_column(BigInteger)

@@ -32,6 +32,7 @@ NEXT_ROUND_TEXT = {
     "round_robin": "Next round of the round robin 大循环下一轮",
     "knockout": "Next knockout round from the winners 按胜者编排下一轮淘汰赛",
     "knockout_bo3": "Next game, or next round from the winners 下一局或按胜者编排下一轮",
+    "knockout_bo3_sf": "Next game, or next round from the winners 下一局或按胜者编排下一轮",
 }
 OVERRIDES = ("", "ew", "ns", "draw", "ew_no_show", "ns_no_show", "both_no_show")
 

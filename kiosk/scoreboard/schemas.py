@@ -259,12 +259,13 @@ class TournamentIn(BaseModel):
     lots_seed: Annotated[int, Field(ge=0, le=2**62)] | None = Field(
         default=None, description="seed of the drawing of lots; random when omitted"
     )
-    format: Literal["swiss", "round_robin", "knockout", "knockout_bo3"] = Field(
+    format: Literal["swiss", "round_robin", "knockout", "knockout_bo3", "knockout_bo3_sf"] = Field(
         default="swiss",
         description="how rounds are made and pairs ranked: swiss (002 细则), round_robin "
         "(every pair meets every other once, big/small points, 000 篇2), knockout (single "
         "elimination with byes and a match for 3rd place, 002 第三篇) or knockout_bo3 (the "
-        "same, each meeting best of 3, 004)",
+        "same, each meeting best of 3, 004) or knockout_bo3_sf (one game a meeting, best of 3 "
+        "from the semi-finals on, 002 第三篇)",
     )
 
 

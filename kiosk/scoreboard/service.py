@@ -1641,7 +1641,7 @@ def bracket_json(s: Session, t: Tournament) -> list[dict[str, Any]] | None:
                 stage = "final"
             elif len(ties) == 2 and len(games) == 2:
                 stage = "semi_final"
-            state, winner, _loser = formats.tie_outcome(x, best_of)
+            state, winner, _loser = formats.tie_outcome(x)
             wins = x.wins()
             last = x.games[-1]
             items.append(
@@ -1659,7 +1659,7 @@ def bracket_json(s: Session, t: Tournament) -> list[dict[str, Any]] | None:
                     "stage": stage,
                 }
             )
-        out.append({"round": idx, "best_of": best_of, "matches": items})
+        out.append({"round": idx, "best_of": ties[0].best_of if ties else 1, "matches": items})
     return out
 
 

@@ -120,6 +120,21 @@ def test_best_of_3() -> None:
     assert next_knockout_round([r1], 1) == [Pairing(1, 3), Pairing(2, 4)]
 
 
+def test_best_of_3_from_the_semi_finals() -> None:
+    """002 第三篇: one game a meeting, 三局二勝 from the semi-finals on (and the final)."""
+    r1 = [_game(i + 1, 1, 2 * i + 1, 2 * i + 2, 2 * i + 1) for i in range(4)]  # 1, 3, 5, 7
+    semis = next_knockout_round([r1], (1, 3))
+    assert semis == [Pairing(1, 3), Pairing(5, 7)]  # round 1 was one game each
+    r2 = [_game(11, 2, 1, 3, 1), _game(12, 2, 5, 7, 5)]
+    assert next_knockout_round([r1, r2], (1, 3)) == semis  # 1:0 in a best of 3: game 2
+    r3 = [_game(13, 3, 1, 3, 1), _game(14, 3, 5, 7, 7)]  # 1 through; 5 v 7 at 1:1
+    assert next_knockout_round([r1, r2, r3], (1, 3)) == [Pairing(5, 7)]
+    r4 = [_game(15, 4, 5, 7, 5)]
+    b = bracket_state([r1, r2, r3, r4], (1, 3))
+    assert [[t.best_of for t in ties] for ties in b.ties] == [[1, 1, 1, 1], [3, 3]]
+    assert next_knockout_round([r1, r2, r3, r4], (1, 3)) == [Pairing(1, 5), Pairing(3, 7)]
+
+
 # ----------------------------------------------------------------------------- helpers
 
 
@@ -311,6 +326,10 @@ def test_knockout_from_the_api_with_bracket(server: Server) -> None:
 
 def test_formats_bad_input_and_the_admin_page(server: Server) -> None:
     with server.client() as c:
+        sf = _post_tournament(c, "knockout_bo3_sf", tables=2, pairs=4)
+        assert c.post(f"/api/v1/tournaments/{sf['id']}/rounds", json={}).status_code == 201
+        br = c.get(f"/api/v1/tournaments/{sf['id']}/bracket").json()
+        assert br["rounds"][0]["best_of"] == 3  # four pairs: round 1 is the semi-finals
         r = c.post("/api/v1/tournaments", json={"name": "x", "format": "ladder"})
         assert r.status_code == 422 and "format" in r.text
         # a swiss tournament is as before, and has no bracket
