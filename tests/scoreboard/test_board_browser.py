@@ -156,3 +156,55 @@ def test_board_is_live(board: tuple[Server, dict[str, Any]], browser: Browser) -
         "function(td){return td.textContent.trim() === '2';})",
     )
     assert browser.js("window.__notReloaded") is True
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_knockout_bracket_fits_and_speaks_one_language(
+    board: tuple[Server, dict[str, Any]],
+    browser: Browser,
+    tmp_path: Path,
+    width: int,
+    height: int,
+    lang: str,
+) -> None:
+    """A knockout's bracket (对阵图): the page never scrolls sideways (the bracket scrolls in
+    its own box), the meetings of a round do not overlap, text from the catalogue only."""
+    srv, _b = board
+    names = [f"Ko{i}" for i in range(1, 7)]
+    with srv.client() as c:
+        tid = next(
+            (t["id"] for t in c.get("/api/v1/tournaments").json() if t["name"] == "淘汰杯"), None
+        )
+        if tid is None:
+            r = c.post("/api/v1/tournaments", json={"name": "淘汰杯", "format": "knockout"})
+            tid = r.json()["id"]
+            for code in ("K1", "K2"):
+                c.post(f"/api/v1/tournaments/{tid}/tables", json={"id": code})
+            for n in names:
+                c.post(f"/api/v1/tournaments/{tid}/pairs", json={"name": n})
+            r1 = c.post(f"/api/v1/tournaments/{tid}/rounds", json={}).json()["matches"]
+            for m in r1:
+                if m["ns"] is not None:
+                    c.post(f"/api/v1/matches/{m['id']}/override", json={"result": "ew"})
+            c.post(f"/api/v1/tournaments/{tid}/rounds/1/close", json={})
+            assert c.post(f"/api/v1/tournaments/{tid}/rounds", json={}).status_code == 201
+    browser.open(f"{srv.url}/scoreboard/{tid}?lang={lang}", width, height, settle=1.5)
+    browser.screenshot(tmp_path / f"bracket-{width}-{lang}.png")
+    assert browser.js("document.documentElement.getAttribute('data-i18n-missing')") is None
+    assert browser.js("document.documentElement.scrollWidth") <= width, "the page scrolls sideways"
+    boxes = browser.boxes([".bracket", ".bround", ".bmatch"])
+    assert len(boxes[".bround"]) == 2 and len(boxes[".bmatch"]) == 6
+    _inside(boxes[".bracket"][0], width, ".bracket")
+    matches = boxes[".bmatch"]
+    for i, x in enumerate(matches):
+        for y in matches[i + 1 :]:
+            assert not _overlap(x, y), (x, y)
+    text = browser.js(TEXT_JS)
+    for d in [*names, "淘汰杯", "swiss-421"]:
+        text = text.replace(d, " ")
+    assert {"zh": "对阵图", "en": "Bracket"}[lang] in text
+    if lang == "en":
+        assert not re.findall(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+", text), text
+    else:
+        assert not re.findall(r"[A-Za-z]{2,}", text), text
