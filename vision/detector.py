@@ -55,6 +55,21 @@ DEFAULT_ROTATIONS = 4
 #: right ones; 0.2 chosen on scenes 0-149 (models/README.md). The table pipeline and enrolment
 #: set 0: the tracker has its own floors and hysteresis.
 DEFAULT_MIN_SCORE = 0.2
+#: What ``vision detect`` and ``vision evaluate`` use on photographs (issue 40): a quarter-size
+#: pass as well (close-ups: cards 300-600 px wide), the negative-image pass (``invert``: a black
+#: deck's light ink), and a floor of 0.3. Chosen 2026-12-04 on the real ``valid`` splits only
+#: (models/README.md, "Real photographs"): real-cardcounter corners R / P 0.747 / 0.906 -> 0.754
+#: / 0.925 and the other colour 6 -> 2, real-poker-cards 0.995 / 0.990 -> 0.990 / 0.988, at
+#: about twice the corner stage's cost. The table pipeline keeps its one pass (its camera sees
+#: cards 50-90 px wide on a known deck) and its tracker's floors.
+#: The photo pair: both models fine-tuned on real photographs (`guandan train real`), in
+#: models/photo/. Not the table pipeline's: on the kiosk's own rendered games its corner
+#: detector read a plastic-deck game worse (bench 9402: 63 -> 53-55 of 63 plays), so the
+#: kiosk keeps models/card-*.onnx (models/README.md, "Real photographs").
+PHOTO_MODEL = MODELS_DIR / "photo" / "card-corners.onnx"
+PHOTO_PYRAMID = (1.25, 1.0, 0.5, 0.25)
+PHOTO_INVERT = True
+PHOTO_MIN_SCORE = 0.3
 _JOKERS = frozenset({"SB", "HR"})
 #: runner-up readings kept per corner (Detection.alts): at most this many ...
 ALT_MAX = 3

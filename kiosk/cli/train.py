@@ -202,7 +202,8 @@ def _real(cfg: Any, step: str, device: str | None = None) -> int:
     if step in ("real-classifier", "real"):
         train_real_classifier(cfg)
     if step in ("real-export", "real"):
-        exp = cfg.path("export", "dir")
+        # the photo pair (vision.detector.PHOTO_MODEL), beside the table pipeline's models
+        exp = Path(cfg.root) / str(cfg.raw["real"].get("export_dir", "models/photo"))
         det_dir = Path(cfg.root) / str(_sub(cfg, "detector").get("run_dir", "runs/real-detector"))
         cls_dir = Path(cfg.root) / str(
             _sub(cfg, "classifier").get("run_dir", "runs/real-classifier")

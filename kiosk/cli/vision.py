@@ -21,7 +21,11 @@ def register(subparsers: Any) -> None:
         "are in pixels of the input image, one per visible corner index.",
     )
     d.add_argument("images", nargs="+", metavar="IMAGE")
-    d.add_argument("--model", help="detector ONNX (default: models/card-corners.onnx)")
+    d.add_argument(
+        "--model",
+        help="detector ONNX (default: models/photo/card-corners.onnx, the pair fine-tuned on "
+        "real photos; the table pipeline's is models/card-corners.onnx)",
+    )
     d.add_argument(
         "--classifier", help="classifier ONNX (default: card-classes.onnx beside --model)"
     )
@@ -34,10 +38,18 @@ def register(subparsers: Any) -> None:
     )
     d.add_argument(
         "--pyramid",
-        default="1.25,1,0.5",
+        default="1.25,1,0.5,0.25",
         help="detector passes as scale factors of the working size, merged by NMS (default "
-        "1.25,1,0.5: the half-size pass finds cards too large for the first, as in close-ups; "
-        "the enlarged one small indices, in images small enough, see --zoom-limit)",
+        "1.25,1,0.5,0.25: the half- and quarter-size passes find cards too large for the first, "
+        "as in close-ups; the enlarged one small indices, in images small enough, see "
+        "--zoom-limit)",
+    )
+    d.add_argument(
+        "--invert",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also look for corners in the negative image (light ink on a dark deck; default "
+        "on, --no-invert halves the corner stage's cost)",
     )
     d.add_argument(
         "--rotations",
@@ -56,9 +68,9 @@ def register(subparsers: Any) -> None:
     d.add_argument(
         "--min-score",
         type=float,
-        default=0.2,
+        default=0.3,
         help="report a corner only when its score (corner score x the classifier's probability "
-        "of its card) is at least this (default 0.2; 0 reports every corner over --conf)",
+        "of its card) is at least this (default 0.3; 0 reports every corner over --conf)",
     )
     d.set_defaults(handler=_detect)
 
@@ -107,7 +119,10 @@ def register(subparsers: Any) -> None:
         "in some labelled box. Prints one JSON line per split, then the table (models/README.md "
         "keeps it).",
     )
-    v.add_argument("--model", help="detector ONNX (default: models/card-corners.onnx)")
+    v.add_argument(
+        "--model",
+        help="detector ONNX (default: models/photo/card-corners.onnx, as vision detect)",
+    )
     v.add_argument(
         "--classifier", help="classifier ONNX (default: card-classes.onnx beside --model)"
     )
@@ -150,7 +165,7 @@ def _detect(args: argparse.Namespace) -> int:
             f"--pyramid {args.pyramid!r}: give scale factors separated by commas, e.g. 1,0.5"
         ) from None
     det = Detector(
-        args.model,
+        args.model or _photo_model(),
         args.classifier,
         conf=args.conf,
         max_side=args.max_side,
@@ -159,6 +174,7 @@ def _detect(args: argparse.Namespace) -> int:
         zoom_limit=args.zoom_limit or None,
         rotations=args.rotations,
         min_score=args.min_score,
+        invert=args.invert,
     )
     failed = 0
     for path in args.images:
@@ -173,10 +189,17 @@ def _detect(args: argparse.Namespace) -> int:
     return 2 if failed else 0
 
 
+def _photo_model() -> Any:
+    """The photo pair's detector (vision.detector.PHOTO_MODEL), else the table pipeline's."""
+    from vision.detector import DEFAULT_MODEL, PHOTO_MODEL
+
+    return PHOTO_MODEL if PHOTO_MODEL.exists() else DEFAULT_MODEL
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from vision.detector import Detector
+    from vision.detector import PHOTO_INVERT, PHOTO_MIN_SCORE, PHOTO_PYRAMID, Detector
     from vision.realphotos import SHARED, evaluate_set, iter_splits
     from vision.train.evaluate import eval_real, eval_synthetic
 
@@ -191,7 +214,14 @@ def _evaluate(args: argparse.Namespace) -> int:
     root = Path(args.datasets) if args.datasets else SHARED
     if not root.is_dir():
         raise ValueError(f"--datasets {root}: no such folder (the real-photo sets live there)")
-    det = Detector(args.model, args.classifier)
+    # `vision detect`'s defaults (vision/detector.py PHOTO_*), so the figures mean what a user sees
+    det = Detector(
+        args.model or _photo_model(),
+        args.classifier,
+        pyramid=PHOTO_PYRAMID,
+        invert=PHOTO_INVERT,
+        min_score=PHOTO_MIN_SCORE,
+    )
     rows: list[dict[str, Any]] = []
     names = [n for n in ("real-cardcounter", "real-poker-cards") if (root / n).is_dir()]
     for name, split in iter_splits(names, root):

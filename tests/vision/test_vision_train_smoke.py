@@ -72,6 +72,7 @@ classifier = "card-classes.onnx"
 quantize = true
 [real]
 dir = "{tmp_path / "real"}"
+export_dir = "{tmp_path / "models" / "photo"}"
 datasets = "{_tiny_real(tmp_path / "shared")}"
 base_detector = "{ROOT / "models" / "card-corners.onnx"}"
 base_classifier = "{ROOT / "models" / "card-classes.onnx"}"
@@ -153,13 +154,15 @@ batch = 999
 
     # the real-photo fine-tune (vision/train/real.py): prepared from the train splits, both
     # models warm-started from the shipped files, exported; a rerun keeps the finished parts
-    models.joinpath("card-corners.onnx").unlink()
     real = step("real")
     assert real.returncode == 0, real.stdout[-2000:] + real.stderr[-2000:]
     prepared = json.loads((tmp_path / "real" / "prepared.json").read_text())
-    assert prepared["poker_photos"] == 3 and prepared["train_crops"] > 20
+    labels = (tmp_path / "shared" / "real-poker-cards" / "labels.jsonl").read_text().splitlines()
+    rows = [json.loads(x) for x in labels]
+    sources = {r["source"] for r in rows if r["split"] == "train"}  # its copies are one photo
+    assert prepared["poker_photos"] == len(sources) and prepared["train_crops"] > 20
     assert "real classifier: start (shipped model)" in real.stdout
-    det = Detector(models / "card-corners.onnx")  # the fine-tuned pair, loadable at run time
+    det = Detector(models / "photo" / "card-corners.onnx")  # the photo pair, loadable
     assert isinstance(det.detect(img), list)
     again = step("real-data")
     assert again.returncode == 0 and "already prepared" in again.stdout
