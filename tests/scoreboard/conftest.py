@@ -27,14 +27,15 @@ def _pg_reachable() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
-def pg_schema_url() -> Iterator[str]:
+def pg_schema(prefix: str) -> Iterator[str]:
+    """A database URL on a fresh PostgreSQL schema named from ``prefix``, dropped afterwards
+    (the test is skipped, with the reason, when PostgreSQL cannot be reached)."""
     reason = _pg_reachable()
     if reason:
         pytest.skip(reason)
     import psycopg
 
-    schema = f"gd_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    schema = f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(PG_BASE, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     try:
@@ -42,6 +43,11 @@ def pg_schema_url() -> Iterator[str]:
     finally:
         with psycopg.connect(PG_BASE, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture(scope="session")
+def pg_schema_url() -> Iterator[str]:
+    yield from pg_schema("gd_test")
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])

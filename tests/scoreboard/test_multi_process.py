@@ -6,7 +6,6 @@ one (or by the CLI) counts on the other at once, standings agree. Skipped withou
 from __future__ import annotations
 
 import json
-import os
 import queue
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .conftest import PG_BASE, _pg_reachable
+from .conftest import pg_schema
 from .helpers import REPO, Server, match_events, new_tournament
 
 #: what the issue asks: a page served by one process shows another's events within a second
@@ -29,19 +28,7 @@ LIVE_WITHIN_S = 1.0
 
 @pytest.fixture(scope="module")
 def pg_url() -> Iterator[str]:
-    reason = _pg_reachable()
-    if reason:
-        pytest.skip(reason)
-    import psycopg
-
-    schema = f"gd_multi_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(PG_BASE, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield f"{PG_BASE}?options=-csearch_path%3D{schema}"
-    finally:
-        with psycopg.connect(PG_BASE, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    yield from pg_schema("gd_multi")
 
 
 @pytest.fixture(scope="module")
