@@ -475,6 +475,11 @@ def main() -> int:
                 c.post(f"/api/v1/tournaments/{tid}/pairs", json={"name": f"P{i}"})
             r = c.post(f"/api/v1/tournaments/{tid}/rounds", json={})
             assert r.status_code == 201, r.text
+            # Match-scoped events (issue 42): each event carries the match it was played in,
+            # as a kiosk stamps it from GET /api/v1/tables/{t}/assignment.
+            match_of = {m["table"]: m["id"] for m in r.json()["matches"] if m["table"]}
+            missing_match = sorted(set(tokens) - set(match_of))
+            assert not missing_match, f"tables without a match: {missing_match[:5]}"
         time.sleep(2.5)  # the server's table directory refreshes every 2 s
         # Table i posts to process i mod N (as a proxy spreading the kiosks would).
         ports = {t: server_ports[i % len(server_ports)] for i, t in enumerate(tokens)}
@@ -490,6 +495,8 @@ def main() -> int:
         produced = 0
         for t in tokens:
             head, tail = table_events(t, rng, rng.choice(["NS", "EW"]))
+            for e in head + tail:
+                e["match_id"] = match_of[t]
             offs = sorted(rng.uniform(0, args.round_s) for _ in head)
             first[t] = list(zip(offs, head, strict=True))
             offs = sorted(rng.uniform(0, args.burst_s) for _ in tail)
@@ -518,6 +525,7 @@ def main() -> int:
             )
 
         n_round = sum(len(v) for v in first.values())
+        emit("load_average", list(os.getloadavg()), "1/5/15 min", when="before round", **cond)
         c0 = cpu_now()
         st, left, _, seen = asyncio.run(
             run_phase(ports, tokens, first, args.round_s + 120, watcher=watcher)
@@ -527,6 +535,7 @@ def main() -> int:
         report("round", st, left, round(n_round / args.round_s, 1), cond, used)
         report_lag("round", st, seen)
         n_burst = sum(len(v) for v in last.values())
+        emit("load_average", list(os.getloadavg()), "1/5/15 min", when="before burst", **cond)
         c1 = cpu_now()
         st, left, _, seen = asyncio.run(
             run_phase(ports, tokens, last, args.burst_s + 120, watcher=watcher)
@@ -544,6 +553,8 @@ def main() -> int:
                     (0.0, ev(t, base_seq + k, "pass", deal=2, seat=SEATS[k % 4]))
                     for k in range(int(args.max_s * 20))
                 ]
+                for _off, e in extra[t]:
+                    e["match_id"] = match_of[t]
                 produced += len(extra[t])
             c3 = cpu_now()
             st, left, _, _seen = asyncio.run(
@@ -568,6 +579,9 @@ def main() -> int:
             finished = conn.execute(
                 select(func.count()).select_from(Match).where(Match.status == "finished")
             ).scalar_one()
+            # every event filed under the match it carries (the table's own match)
+            filed = conn.execute(select(EventRow.table_id, EventRow.match_id)).all()
+        misfiled = sum(1 for table, mid in filed if match_of.get(table) != mid)
         engine.dispose()
         emit(
             "events_lost",
@@ -579,6 +593,8 @@ def main() -> int:
             **cond,
         )
         emit("matches_finished", finished, "matches", expected=args.tables, **cond)
+        emit("events_misfiled", misfiled, "events", stored=stored, **cond)
+        emit("load_average", list(os.getloadavg()), "1/5/15 min", when="after", **cond)
     finally:
         for proc in procs:
             proc.terminate()
