@@ -91,9 +91,12 @@ def build_model(n_classes: int = len(CLASS_NAMES)) -> Any:
     return CardNet()
 
 
-def _augment(xf: Any, gen: Any) -> Any:
-    """Any rotation, +-10 % scale, a small shift (the detector's box is never exact),
-    brightness, contrast and colour gains on a float NCHW batch in [0, 1]."""
+def _augment(xf: Any, gen: Any, scale: float = 0.1, aspect: float = 0.0) -> Any:
+    """Any rotation, +-``scale`` size (10 %), a small shift (the detector's box is never
+    exact), brightness, contrast and colour gains on a float NCHW batch in [0, 1]. With
+    ``aspect`` > 0 the crop is also stretched along a random direction by up to that share
+    (a photo's index seen at a slant, or an image stretched to a square as the real-photo
+    exports are); 0 leaves the draws, and so older runs, exactly as they were."""
     import math
 
     import torch
@@ -101,12 +104,22 @@ def _augment(xf: Any, gen: Any) -> Any:
 
     n = xf.shape[0]
     ang = torch.rand(n, generator=gen) * 2 * math.pi
-    sc = 1 + 0.1 * (torch.rand(n, generator=gen) * 2 - 1)
+    sc = 1 + scale * (torch.rand(n, generator=gen) * 2 - 1)
     sh = 0.06 * (torch.rand(n, 2, generator=gen) * 2 - 1)
     cos, sin = torch.cos(ang) * sc, torch.sin(ang) * sc
     theta = torch.stack(
         [torch.stack([cos, -sin, sh[:, 0]], 1), torch.stack([sin, cos, sh[:, 1]], 1)], 1
     )
+    if aspect > 0:
+        # stretch by s along direction phi: R(phi) diag(s, 1) R(-phi), applied after the turn
+        phi = torch.rand(n, generator=gen) * math.pi
+        s = 1 + aspect * (torch.rand(n, generator=gen) * 2 - 1)
+        c, si = torch.cos(phi), torch.sin(phi)
+        a = c * c * s + si * si
+        b = c * si * (s - 1)
+        d = si * si * s + c * c
+        stretch = torch.stack([torch.stack([a, b], 1), torch.stack([b, d], 1)], 1)
+        theta = torch.cat([stretch @ theta[:, :, :2], theta[:, :, 2:]], 2)
     grid = F.affine_grid(theta, list(xf.shape), align_corners=False)
     # outside the crop: the runtime's grey padding
     xf = F.grid_sample(xf - 114 / 255, grid, align_corners=False, padding_mode="zeros") + 114 / 255

@@ -441,6 +441,9 @@ def train_real_classifier(cfg: TrainConfig, log: Any = print) -> Path:
     budget_s = float(sec.get("time_hours", 0.75)) * 3600
     steps_per_epoch = int(sec.get("steps_per_epoch", 400))
     seed = int(sec.get("seed", 0))
+    #: size and stretch of the crops' augmentation (vision/train/classifier.py ``_augment``)
+    aug_scale = float(sec.get("aug_scale", 0.1))
+    aug_aspect = float(sec.get("aug_aspect", 0.0))
     last, best = run_dir / "last.pt", run_dir / "best.pt"
     if last.exists():
         ck = torch.load(last, map_location="cpu", weights_only=False)
@@ -481,7 +484,7 @@ def train_real_classifier(cfg: TrainConfig, log: Any = print) -> Path:
             js = np.sort(rng.integers(0, len(xs), bs - n_real))
             xb = np.concatenate([xr[ir], xs[js]])
             yb = torch.from_numpy(np.concatenate([yr[ir], ys[js]]))
-            x = _augment(torch.from_numpy(classifier_input(xb)), gen)
+            x = _augment(torch.from_numpy(classifier_input(xb)), gen, aug_scale, aug_aspect)
             x = _recolour(x, gen).to(device)
             r_logits, s_logits = model.heads(x)
             r_t, s_t = (t.to(device) for t in _targets(yb))

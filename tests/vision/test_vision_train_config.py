@@ -1,0 +1,66 @@
+"""The training config: a second round names only what it changes (``extends``), and the
+classifier's augmentation stretches crops only when asked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.train.config import ConfigError, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_photo_second_round_extends_the_shipped_config() -> None:
+    cfg = load_config(ROOT / "models" / "train-photo2.toml", ROOT)
+    base = load_config(ROOT / "models" / "train.toml", ROOT)
+    real = cfg.section("real")
+    assert real["base_classifier"] == "models/photo/card-classes.onnx"
+    assert real["classifier"]["aug_aspect"] == 0.25
+    # everything not named is the base config's, tables merged key by key
+    assert real["classifier"]["batch"] == base.section("real")["classifier"]["batch"]
+    assert real["export_dir"] == base.section("real")["export_dir"]
+    assert cfg.section("data") == base.section("data")
+    assert real["gpu"] == base.section("real")["gpu"]
+
+
+def test_extends_errors_name_the_file(tmp_path: Path) -> None:
+    (tmp_path / "a.toml").write_text('extends = "b.toml"\n')
+    (tmp_path / "b.toml").write_text('extends = "a.toml"\n')
+    with pytest.raises(ConfigError, match="loop"):
+        load_config(tmp_path / "a.toml")
+    (tmp_path / "c.toml").write_text('extends = "missing.toml"\n')
+    with pytest.raises(ConfigError, match=r"missing\.toml: no such training config \(extended by"):
+        load_config(tmp_path / "c.toml")
+    (tmp_path / "d.toml").write_text("extends = 3\n")
+    with pytest.raises(ConfigError, match="path of another config"):
+        load_config(tmp_path / "d.toml")
+
+
+def test_augment_stretches_only_when_asked() -> None:
+    torch = pytest.importorskip("torch")
+    from vision.train.classifier import _augment
+
+    yy, xx = np.mgrid[:48, :48]
+    disk = torch.from_numpy(((yy - 23.5) ** 2 + (xx - 23.5) ** 2 < 81).astype(np.float32))
+    x = disk.expand(64, 3, 48, 48).clone()  # a disk: turns and sizes keep it round
+    a = _augment(x.clone(), torch.Generator().manual_seed(3))
+    b = _augment(x.clone(), torch.Generator().manual_seed(3), 0.1, 0.0)
+    assert torch.equal(a, b)  # the defaults are the old draws
+    c = _augment(x.clone(), torch.Generator().manual_seed(3), 0.1, 0.4)
+    assert not torch.allclose(a, c)
+
+    # rotation and size keep the disk round; a stretch makes it an ellipse
+    def ratios(t: object) -> np.ndarray:
+        out = []
+        for img in np.asarray(t).mean(1):  # type: ignore[call-overload]
+            ys, xs = np.nonzero(img > (img.min() + img.max()) / 2)
+            ev = np.linalg.eigvalsh(np.cov(np.stack([xs, ys]).astype(float)))
+            out.append(np.sqrt(ev[1] / ev[0]))
+        return np.asarray(out)
+
+    plain = ratios(_augment(x.clone(), torch.Generator().manual_seed(4)))
+    assert np.median(ratios(a)) < 1.05 and np.median(plain) < 1.05
+    assert np.median(ratios(c)) > 1.1
