@@ -394,12 +394,15 @@ def render_game(
     max_observations: int | None = None,
     script: list[Observation] | None = None,
     key_interval: int = 100,
+    light: tuple[float, float] = (0.86, 1.12),
 ) -> RenderInfo:
     """Simulate ``deals`` deals with ``seed`` and film them (see the module doc).
 
     ``max_observations`` films only the first observations (short test videos); ``script``
     films the given observations instead of a simulated match (their gaps are kept, bounded).
-    ``key_interval``: frames between key frames (long: small files; the table is mostly still)."""
+    ``key_interval``: frames between key frames (long: small files; the table is mostly still).
+    ``light``: the range the light level (a gain on every colour: table, cards) is drawn from
+    every 20 s."""
     import time
 
     from engine.sim import simulate
@@ -413,6 +416,8 @@ def render_game(
         raise ValueError(f"deals must be at least 1, got {deals}")
     if fps <= 0 or fps > 60:
         raise ValueError(f"fps must be between 0 and 60, got {fps}")
+    if not 0.05 <= light[0] <= light[1] <= 3.0:
+        raise ValueError(f"light {light}: a range (low, high) within 0.05..3 expected")
     faces = load_faces(deck, decks_dir)
     if script is None:
         sim = simulate(profile, deals=deals, seed=seed, mischief=mischief, table="t1")
@@ -455,7 +460,7 @@ def render_game(
         for _ in range(4)
     ]
     light_phase = rng.uniform(0, 20.0)
-    levels = [float(v) for v in rng.uniform(0.86, 1.12, 16)]
+    levels = [float(v) for v in rng.uniform(light[0], light[1], 16)]
     lamp_xy = _lamp_pixels(h_t2i, geometry)
     # card px -> table mm for each face size
     cw_px = next(iter(faces.images.values())).shape[1]
@@ -506,11 +511,7 @@ def render_game(
                     continue
                 shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64)
                 warped = cv2.warpPerspective(face, shift @ hm, (x1 - x0, y1 - y0))
-                alpha = warped[:, :, 3:4].astype(np.float32) / 255.0 * gain
-                roi = frame[y0:y1, x0:x1].astype(np.float32)
-                frame[y0:y1, x0:x1] = np.clip(
-                    roi * (1 - np.minimum(alpha, 1)) + warped[:, :, :3] * alpha, 0, 255
-                ).astype(np.uint8)
+                frame[y0:y1, x0:x1] = _composite(frame[y0:y1, x0:x1], warped, gain)
                 cv2.fillConvexPoly(owner, np.round(quad).astype(np.int32), c.uid)
                 visible.append((c, hm, fw, fh))
             for arm in scene.arms:
@@ -558,6 +559,16 @@ def render_game(
         truth,
         time.perf_counter() - t0,
     )
+
+
+def _composite(roi: np.ndarray, face: np.ndarray, gain: float) -> np.ndarray:
+    """A warped BGRA card ``face`` laid over ``roi`` (BGR) under the light level ``gain``: the
+    light scales the card's colours, as it scales the table's; its alpha channel alone says how
+    much of what lies beneath shows (only at the anti-aliased edge and outside the card)."""
+    alpha = face[:, :, 3:4].astype(np.float32) / 255.0
+    lit = face[:, :, :3].astype(np.float32) * gain
+    out = roi.astype(np.float32) * (1 - alpha) + lit * alpha
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def _lamp_pixels(h_t2i: np.ndarray, geometry: Any) -> dict[str, tuple[float, float]]:
