@@ -227,6 +227,18 @@ async def _fast_ingest(sb: State, scope: Any, receive: Any, send: Any) -> bytes 
     return None
 
 
+def _tournament_out(t: Tournament) -> TournamentOut:
+    return TournamentOut(
+        id=t.id,
+        name=t.name,
+        profile=t.profile,
+        lots_seed=t.lots_seed,
+        format=t.format,
+        groups=t.groups,
+        advance=t.advance,
+    )
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
 
@@ -398,22 +410,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def list_tournaments(sb: SB) -> list[TournamentOut]:
         with sb.sf() as s:
             rows = s.execute(select(Tournament).order_by(Tournament.id)).scalars()
-            return [
-                TournamentOut(
-                    id=t.id, name=t.name, profile=t.profile, lots_seed=t.lots_seed, format=t.format
-                )
-                for t in rows
-            ]
+            return [_tournament_out(t) for t in rows]
 
     @app.post(
         f"{API}/tournaments", tags=["tournament"], response_model=TournamentOut, status_code=201
     )
     def post_tournament(body: TournamentIn, _a: Admin, sb: SB) -> TournamentOut:
         with sb.sf() as s:
-            t = service.create_tournament(s, body.name, body.profile, body.lots_seed, body.format)
-            return TournamentOut(
-                id=t.id, name=t.name, profile=t.profile, lots_seed=t.lots_seed, format=t.format
+            t = service.create_tournament(
+                s, body.name, body.profile, body.lots_seed, body.format, body.groups, body.advance
             )
+            return _tournament_out(t)
 
     @app.get(f"{API}/tournaments/{{tid}}", tags=["tournament"])
     def get_tournament(tid: IntId, sb: SB) -> dict[str, Any]:
@@ -424,6 +431,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "name": t.name,
                 "profile": t.profile,
                 "format": t.format,
+                "groups": t.groups,
+                "advance": t.advance,
                 "lots_seed": t.lots_seed,
                 "pairs": [_pair_out(p).model_dump() for p in t.pairs],
                 "tables": [
@@ -557,6 +566,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             places = service.knockout_places(s, t)
             return {"tournament": tid, "format": t.format, "rounds": rounds, "places": places}
 
+    @app.get(f"{API}/tournaments/{{tid}}/groups", tags=["tournament"], responses={404: {}})
+    def get_groups(tid: IntId, sb: SB) -> dict[str, Any]:
+        """A group stage's groups (groups_knockout, 000 篇11): each group's standings from its
+        own matches (大分 = points, 小分 = level_diff, then fouls, latest rounds, lots), each
+        row with ``through`` (in the top ``advance`` of its group) and ``qualified`` (in the
+        knockout, once drawn). 404 for a tournament of another format; 422 while the pairs
+        cannot make the groups (too few, or ``advance`` not less than the smallest group)."""
+        with sb.sf() as s:
+            t = service.get_tournament(s, tid)
+            out = service.groups_json(s, t)
+            if out is None:
+                raise ApiError(
+                    404,
+                    f"tournament {tid} is {t.format}, which has no group stage (format "
+                    f"groups_knockout has; see GET {API}/tournaments/{tid}/standings)",
+                )
+            if out["group_rounds"] is None:
+                service.tournament_groups(s, t)  # raises the reason
+            return {"tournament": tid, "format": t.format, **out}
+
     @app.get(f"{API}/tournaments/{{tid}}/rounds", tags=["tournament"])
     def get_rounds(tid: IntId, sb: SB) -> list[dict[str, Any]]:
         with sb.sf() as s:
@@ -683,7 +712,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "by_round (latest first)",
                 "lot",
             ]
-            if t.format in formats.BEST_OF:
+            if t.format in formats.GROUP_FORMATS:
+                chain = [
+                    "place (final, 3rd place match)",
+                    "round went out of the knockout (later first)",
+                    "place in its group (pairs not in the knockout)",
+                    *chain,
+                ]
+            elif t.format in formats.BEST_OF:
                 chain = ["place (final, 3rd place match)", "round went out (later first)", *chain]
             return {
                 "tournament": tid,

@@ -39,7 +39,10 @@ class Tournament(Base):
     name: Mapped[str] = mapped_column(String(200))
     profile: Mapped[str] = mapped_column(String(64))
     #: The event format (``formats.FORMATS``): ``swiss``, ``round_robin``, ``knockout``, ...
-    format: Mapped[str] = mapped_column(String(16), default="swiss", server_default="swiss")
+    format: Mapped[str] = mapped_column(String(32), default="swiss", server_default="swiss")
+    #: a group stage's groups and the pairs each sends to the knockout (``groups_knockout``)
+    groups: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
+    advance: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
     #: Seed of the drawing of lots (last tie-break); recorded so the draw can be re-checked.
     lots_seed: Mapped[int] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from kiosk.scoreboard import service, tickets
 from kiosk.scoreboard.formats import FORMAT_TEXT
+from kiosk.scoreboard.formats import GROUP_FORMATS as FORMAT_GROUPS
 from kiosk.scoreboard.models import Tournament
 from kiosk.scoreboard.schemas import IntId
 from kiosk.scoreboard.service import ApiError
@@ -33,6 +34,9 @@ NEXT_ROUND_TEXT = {
     "knockout": "Next knockout round from the winners 按胜者编排下一轮淘汰赛",
     "knockout_bo3": "Next game, or next round from the winners 下一局或按胜者编排下一轮",
     "knockout_bo3_sf": "Next game, or next round from the winners 下一局或按胜者编排下一轮",
+    "knockout_redraw": "Next round, drawn anew 重新抽签编排下一轮",
+    "knockout_repechage": "Next round (or the repechage) 编排下一轮（或附加赛）",
+    "groups_knockout": "Next group round, then the knockout 小组赛下一轮，之后淘汰赛",
 }
 OVERRIDES = ("", "ew", "ns", "draw", "ew_no_show", "ns_no_show", "both_no_show")
 
@@ -61,6 +65,16 @@ def parse_pairings(text: str) -> list[tuple[str | None, int, int | None]]:
     if not out:
         raise ApiError(422, "no pairings given: one line per table, 'TABLE EW NS'")
     return out
+
+
+def _count(value: str, field: str) -> int | None:
+    """A form's whole number, or None when left empty."""
+    if not value.strip():
+        return None
+    try:
+        return int(value.strip())
+    except ValueError:
+        raise ApiError(422, f"{field}: {value.strip()!r} is not a whole number") from None
 
 
 def _flag(value: str | None, field: str) -> bool | None:
@@ -188,6 +202,7 @@ def board_data(s: Any, tid: int) -> dict[str, Any] | None:
             "deal_points": service.point_table(t.profile) is not None,
         },
         "bracket": bracket,
+        "groups": service.groups_json(s, t),
         "bracket_places": service.knockout_places(s, t) if bracket is not None else {},
         "pair_names": names,
         "table_ids": [gt.id for gt in tables],
@@ -286,6 +301,8 @@ def register_pages(app: FastAPI) -> None:
         name: Annotated[str, Form()] = "",
         profile: Annotated[str, Form()] = "swiss-421",
         format: Annotated[str, Form()] = "swiss",
+        groups: Annotated[str, Form()] = "",
+        advance: Annotated[str, Form()] = "",
     ) -> Response:
         if (denied := guard(request)) is not None:
             return denied
@@ -293,8 +310,14 @@ def register_pages(app: FastAPI) -> None:
         try:
             if not name.strip():
                 raise ApiError(422, "the tournament needs a name")
+            n_groups = _count(groups, "groups 小组数")
+            n_advance = _count(advance, "advance 出线数")
+            if format not in FORMAT_GROUPS:  # the form's group fields apply to a group stage
+                n_groups = n_advance = None
             with sb.sf() as s:
-                t = service.create_tournament(s, name.strip()[:200], profile, None, format)
+                t = service.create_tournament(
+                    s, name.strip()[:200], profile, None, format, n_groups, n_advance
+                )
         except ApiError as exc:
             with sb.sf() as s:
                 ts = list(s.execute(select(Tournament).order_by(Tournament.id)).scalars())
@@ -709,6 +732,8 @@ def register_pages(app: FastAPI) -> None:
         names = ["standings", "tables", "disputes", "rounds", "clocks"]
         if ctx["bracket"] is not None:  # a knockout
             names.append("bracket")
+        if ctx["groups"] is not None:  # a group stage
+            names.append("groups")
         parts = {name: str(getattr(mod, "sec_" + name)()) for name in names}
         return JSONResponse({"parts": parts, "missing": ctx["t_"].missing})
 

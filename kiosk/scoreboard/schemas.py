@@ -259,13 +259,36 @@ class TournamentIn(BaseModel):
     lots_seed: Annotated[int, Field(ge=0, le=2**62)] | None = Field(
         default=None, description="seed of the drawing of lots; random when omitted"
     )
-    format: Literal["swiss", "round_robin", "knockout", "knockout_bo3", "knockout_bo3_sf"] = Field(
+    format: Literal[
+        "swiss",
+        "round_robin",
+        "knockout",
+        "knockout_bo3",
+        "knockout_bo3_sf",
+        "knockout_redraw",
+        "knockout_repechage",
+        "groups_knockout",
+    ] = Field(
         default="swiss",
         description="how rounds are made and pairs ranked: swiss (002 细则), round_robin "
         "(every pair meets every other once, big/small points, 000 篇2), knockout (single "
         "elimination with byes and a match for 3rd place, 002 第三篇) or knockout_bo3 (the "
         "same, each meeting best of 3, 004) or knockout_bo3_sf (one game a meeting, best of 3 "
-        "from the semi-finals on, 002 第三篇)",
+        "from the semi-finals on, 002 第三篇), knockout_redraw (the pairs still in drawn anew "
+        "before each round, a bye for an odd one out, 003), knockout_repechage (no byes: a "
+        "repechage of a round's losers fills the bracket up to a power of two, best of 3 from "
+        "the semi-finals, 002 第三篇), groups_knockout (groups play a round robin, the top "
+        "`advance` of each go into a knockout drawn by lots, 000 篇11)",
+    )
+    groups: Annotated[int, Field(ge=1, le=64)] | None = Field(
+        default=None,
+        description="groups_knockout only: the number of groups (2 when omitted); pairs go "
+        "into groups by draw number in blocks",
+    )
+    advance: Annotated[int, Field(ge=1, le=64)] | None = Field(
+        default=None,
+        description="groups_knockout only: pairs from each group into the knockout (2 when "
+        "omitted; less than the smallest group)",
     )
 
 
@@ -275,6 +298,8 @@ class TournamentOut(BaseModel):
     profile: str
     lots_seed: int
     format: str = "swiss"
+    groups: int | None = None
+    advance: int | None = None
 
 
 class PairIn(BaseModel):

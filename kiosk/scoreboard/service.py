@@ -811,16 +811,41 @@ def list_events(s: Session, table: str, after_seq: int, limit: int) -> list[dict
 
 
 def create_tournament(
-    s: Session, name: str, profile: str, lots_seed: int | None, format: str = "swiss"
+    s: Session,
+    name: str,
+    profile: str,
+    lots_seed: int | None,
+    format: str = "swiss",
+    groups: int | None = None,
+    advance: int | None = None,
 ) -> Tournament:
+    """``groups`` / ``advance``: a group stage's groups and the pairs each sends to the
+    knockout (``groups_knockout`` only; defaults ``formats.DEFAULT_GROUPS`` / ``_ADVANCE``)."""
     if profile not in PROFILES:
         raise ApiError(
             422, f"unknown profile {profile!r}: use one of {', '.join(PROFILES)} (RULES.md)"
         )
     if format not in formats.FORMATS:
         raise ApiError(422, f"unknown format {format!r}: use one of {', '.join(formats.FORMATS)}")
+    if format in formats.GROUP_FORMATS:
+        groups = formats.DEFAULT_GROUPS if groups is None else groups
+        advance = formats.DEFAULT_ADVANCE if advance is None else advance
+        if not 1 <= groups <= 64:
+            raise ApiError(422, f"groups {groups}: give 1 to 64 groups (小组数)")
+        if not 1 <= advance <= 64:
+            raise ApiError(
+                422, f"advance {advance}: give 1 to 64 pairs through from each group (出线数)"
+            )
+    elif groups is not None or advance is not None:
+        raise ApiError(
+            422,
+            f"groups / advance set a group stage: use format {formats.GROUP_FORMATS[0]}, "
+            f"or leave them out for {format}",
+        )
     seed = lots_seed if lots_seed is not None else secrets.randbits(62)
-    t = Tournament(name=name, profile=profile, lots_seed=seed, format=format)
+    t = Tournament(
+        name=name, profile=profile, lots_seed=seed, format=format, groups=groups, advance=advance
+    )
     s.add(t)
     s.commit()
     return t
@@ -1116,9 +1141,205 @@ def next_round_pairings(s: Session, t: Tournament) -> list[tuple[str | None, int
     """The next round's pairings by the tournament's format."""
     if t.format == "round_robin":
         return round_robin_round(s, t)
+    if t.format in formats.GROUP_FORMATS:
+        return groups_round(s, t)
+    if t.format == "knockout_repechage":
+        return repechage_round(s, t)
     if t.format in formats.BEST_OF:
         return knockout_round(s, t)
     return swiss_round(s, t)
+
+
+def _first_round_pairs(s: Session, t: Tournament) -> list[int] | None:
+    """The pairs of the tournament's first round (byes included); None before it."""
+    first = s.execute(
+        select(Round.id).where(Round.tournament_id == t.id).order_by(Round.number).limit(1)
+    ).scalar()
+    if first is None:
+        return None
+    numbers = {p.id: p.number for p in _pairs_by_number(s, t.id).values()}
+    out: set[int] = set()
+    for ew, ns in s.execute(
+        select(Match.pair_ew_id, Match.pair_ns_id).where(Match.round_id == first)
+    ).all():
+        out.add(numbers[ew])
+        if ns is not None:
+            out.add(numbers[ns])
+    return sorted(out)
+
+
+def _schedule_field(s: Session, t: Tournament, what: str) -> list[int]:
+    """The pairs a fixed schedule (round robin, groups) is made of: round 1's, before it the
+    pairs not withdrawn; a pair added after round 1 is refused (it has no place in it)."""
+    pairs = _pairs_by_number(s, t.id)
+    first = _first_round_pairs(s, t)
+    field_ = first if first is not None else sorted(n for n, p in pairs.items() if not p.withdrawn)
+    late = sorted(n for n, p in pairs.items() if not p.withdrawn and n not in field_)
+    if late:
+        raise ApiError(
+            422,
+            f"pair(s) {', '.join(map(str, late))} joined after round 1 of the {what} and "
+            "have no place in its schedule: withdraw them (PATCH .../pairs/N "
+            '{"withdrawn": true}) or pair the rounds by hand',
+        )
+    return field_
+
+
+def _knockout_field(s: Session, t: Tournament) -> list[int]:
+    """A knockout with repechage's field: round 1's pairs and the pairs not withdrawn (one of
+    them may sit round 1 out into the repechage; more are refused by the replay)."""
+    pairs = _pairs_by_number(s, t.id)
+    first = _first_round_pairs(s, t) or []
+    return sorted(set(first) | {n for n, p in pairs.items() if not p.withdrawn})
+
+
+def _check_through(
+    s: Session, t: Tournament, plan: Sequence[Pairing], number: int, what: str
+) -> None:
+    pairs = _pairs_by_number(s, t.id)
+    for p in plan:
+        for n in (p.ew, p.ns):
+            if n is not None and pairs[n].withdrawn:
+                raise ApiError(
+                    409,
+                    f"pair {n} goes through to round {number} of the {what} but has "
+                    "withdrawn: reinstate it, or set its last match's result to its opponent "
+                    "(a ruling) so the opponent goes through",
+                )
+
+
+def repechage_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int | None]]:
+    """The next round of a knockout with repechage (``formats.next_repechage_round``, 002
+    第三篇): a pair that sits a round out into (or through) the repechage has no match."""
+    rounds = knockout_rounds(s, t)
+    try:
+        plan = formats.next_repechage_round(
+            rounds, _knockout_field(s, t), t.lots_seed, formats.BEST_OF[t.format]
+        )
+    except formats.FormatError as exc:
+        raise ApiError(exc.status, exc.message) from None
+    what = "knockout with repechage"
+    _check_through(s, t, plan, len(rounds) + 1, what)
+    return _on_tables(s, t, plan, f"round {len(rounds) + 1} of the {what}")
+
+
+def tournament_groups(s: Session, t: Tournament) -> dict[str, list[int]]:
+    """A group stage's groups (``formats.assign_groups`` on the schedule's field)."""
+    field_ = _schedule_field(s, t, "group stage")
+    try:
+        groups = formats.assign_groups(field_, t.groups or formats.DEFAULT_GROUPS)
+        formats.check_advance(groups, t.advance or formats.DEFAULT_ADVANCE)
+    except formats.FormatError as exc:
+        raise ApiError(exc.status, exc.message) from None
+    return groups
+
+
+def _group_setup(s: Session, t: Tournament) -> tuple[dict[str, list[int]], int] | None:
+    """(groups, rounds of the group stage), or None where no groups can be made yet."""
+    try:
+        groups = tournament_groups(s, t)
+    except ApiError:
+        return None
+    return groups, len(formats.group_schedule(groups))
+
+
+def group_standings(s: Session, t: Tournament) -> dict[str, list[Standing]]:
+    """Each group's standings from its own matches of the group stage, by the round robin's
+    chain (大分, 小分, then ``standings.py``'s)."""
+    setup = _group_setup(s, t)
+    if setup is None:
+        return {}
+    groups, nrounds = setup
+    names = {n: p.name for n, p in _pairs_by_number(s, t.id).items()}
+    inputs = [m for m in match_inputs(s, t.id) if m.round <= nrounds]
+    out: dict[str, list[Standing]] = {}
+    for g, members in groups.items():
+        inside = set(members)
+        mine = [m for m in inputs if m.ew in inside and (m.ns is None or m.ns in inside)]
+        out[g] = rank_pairs(t.profile, [(n, names[n]) for n in members], mine, t.lots_seed)
+    return out
+
+
+def groups_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int | None]]:
+    """Group stage then knockout (000 篇11, ``formats``): round r of every group's round robin
+    while the group stage lasts; then the knockout drawn from the top ``advance`` of every
+    group (every group match must have a result), then the knockout's rounds."""
+    groups = tournament_groups(s, t)
+    schedule = formats.group_schedule(groups)
+    done = _round_numbers(s, t.id)
+    pairs = _pairs_by_number(s, t.id)
+    if len(done) < len(schedule):
+        gone = {n for n, p in pairs.items() if p.withdrawn}
+        plan: list[Pairing] = []
+        for _g, p in schedule[len(done)]:
+            ew = p.ew if p.ew not in gone else None
+            ns = p.ns if p.ns not in gone else None
+            if ew is None and ns is None:
+                continue
+            if ew is None:
+                ew, ns = ns, None
+            plan.append(Pairing(int(ew), ns))  # type: ignore[arg-type]
+        plan = [p for p in plan if p.ns is not None] + [p for p in plan if p.ns is None]
+        what = f"round {len(done) + 1} of the group stage"
+        return _on_tables(s, t, plan, what)
+    ko = knockout_rounds(s, t)[len(schedule) :]
+    if not ko:
+        mp = match_points(t.profile)
+        for m in match_inputs(s, t.id):
+            if m.round <= len(schedule) and m.ns is not None and decision(m, mp)[0] is None:
+                row = s.execute(
+                    select(Match.id)
+                    .join(Round, Match.round_id == Round.id)
+                    .join(Pair, Match.pair_ew_id == Pair.id)
+                    .where(
+                        Round.tournament_id == t.id,
+                        Round.number == m.round,
+                        Pair.number == m.ew,
+                    )
+                ).scalar()
+                raise ApiError(
+                    409,
+                    f"match {row} (round {m.round}, pairs {m.ew} v {m.ns}) of the group stage "
+                    "has no result yet: the knockout is drawn from the final group standings; "
+                    "let it finish, or decide it (close the round with a decision, or set a "
+                    f"ruling with POST /api/v1/matches/{row}/override) (小组赛未完赛)",
+                )
+        table = group_standings(s, t)
+        advance = t.advance or formats.DEFAULT_ADVANCE
+        qualified = [[x.pair for x in table[g][:advance]] for g in groups]
+        try:
+            plan = formats.knockout_draw(qualified, t.lots_seed)
+        except formats.FormatError as exc:
+            raise ApiError(exc.status, exc.message) from None
+    else:
+        try:
+            plan = formats.next_knockout_round(ko, formats.BEST_OF[t.format])
+        except formats.FormatError as exc:
+            raise ApiError(exc.status, exc.message) from None
+    number = len(ko) + 1
+    _check_through(s, t, plan, number, "knockout")
+    return _on_tables(s, t, plan, f"round {number} of the knockout (round {len(done) + 1})")
+
+
+def bracket_of(s: Session, t: Tournament) -> formats.Bracket | None:
+    """The bracket as the format replays it (not strict: it stops at a match without a
+    winner); None for formats without one. A group stage's bracket is its knockout part."""
+    if t.format not in formats.BEST_OF:
+        return None
+    rounds = knockout_rounds(s, t)
+    if t.format in formats.GROUP_FORMATS:
+        setup = _group_setup(s, t)
+        if setup is None:
+            return formats.Bracket()
+        return formats.bracket_state(rounds[setup[1] :], formats.BEST_OF[t.format], strict=False)
+    if t.format == "knockout_repechage":
+        field_ = _knockout_field(s, t)
+        if len(field_) < 2:
+            return formats.Bracket()
+        return formats.repechage_state(
+            rounds, field_, formats.BEST_OF[t.format], strict=False
+        ).bracket
+    return formats.bracket_state(rounds, formats.BEST_OF[t.format], strict=False)
 
 
 def _round_numbers(s: Session, tid: int) -> list[int]:
@@ -1208,13 +1429,15 @@ def knockout_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int
     the winners (``formats.next_knockout_round``)."""
     pairs = _pairs_by_number(s, t.id)
     rounds = knockout_rounds(s, t)
+    redraw = t.format == "knockout_redraw"
     try:
         if not rounds:
-            plan = formats.first_knockout_round(
-                sorted(n for n, p in pairs.items() if not p.withdrawn)
-            )
+            first = formats.first_redraw_round if redraw else formats.first_knockout_round
+            plan = first(sorted(n for n, p in pairs.items() if not p.withdrawn))
         else:
-            plan = formats.next_knockout_round(rounds, formats.BEST_OF[t.format])
+            plan = formats.next_knockout_round(
+                rounds, formats.BEST_OF[t.format], t.lots_seed if redraw else None
+            )
     except formats.FormatError as exc:
         raise ApiError(exc.status, exc.message) from None
     for p in plan:
@@ -1607,17 +1830,63 @@ def compute_standings(s: Session, t: Tournament) -> list[Standing]:
         for p in s.execute(select(Pair).where(Pair.tournament_id == t.id)).scalars()
     ]
     ranked = rank_pairs(t.profile, pairs, match_inputs(s, t.id), t.lots_seed)
-    if t.format in formats.BEST_OF:
-        return formats.knockout_standings(ranked, knockout_rounds(s, t), formats.BEST_OF[t.format])
-    return ranked
+    b = bracket_of(s, t)
+    if b is None:
+        return ranked
+    below: dict[int, int] | None = None
+    if t.format in formats.GROUP_FORMATS:
+        # pairs not in the knockout: after it, by their place in their group
+        inside = {p for ties in b.ties[:1] for x in ties for p in (x.ew, x.ns) if p is not None}
+        below = {
+            st.pair: place
+            for table in group_standings(s, t).values()
+            for place, st in enumerate(table, start=1)
+            if st.pair not in inside
+        }
+        for p, _name in pairs:
+            if p not in inside:
+                below.setdefault(p, 999)
+    return formats.knockout_standings(ranked, [], bracket=b, below=below)
 
 
 def knockout_places(s: Session, t: Tournament) -> dict[str, int]:
     """A knockout's final places known so far: ``{"1": pair, "2": pair, ...}``."""
-    if t.format not in formats.BEST_OF:
+    b = bracket_of(s, t)
+    if b is None:
         return {}
-    b = formats.bracket_state(knockout_rounds(s, t), formats.BEST_OF[t.format], strict=False)
     return {str(place): pair for pair, place in sorted(b.places.items(), key=lambda x: x[1])}
+
+
+def groups_json(s: Session, t: Tournament) -> dict[str, Any] | None:
+    """A group stage's groups with their standings (None for other formats): each pair's
+    row of ``Standing.to_json`` with ``through`` (in the top ``advance`` of its group) and
+    ``qualified`` (in the knockout's first round, once it is made)."""
+    if t.format not in formats.GROUP_FORMATS:
+        return None
+    advance = t.advance or formats.DEFAULT_ADVANCE
+    setup = _group_setup(s, t)
+    b = bracket_of(s, t)
+    inside = {
+        p for ties in (b.ties[:1] if b else []) for x in ties for p in (x.ew, x.ns) if p is not None
+    }
+    table = group_standings(s, t)
+    groups = []
+    for g, rows in table.items():
+        out = []
+        for st in rows:
+            row = st.to_json()
+            row["through"] = st.rank <= advance
+            row["qualified"] = st.pair in inside
+            out.append(row)
+        groups.append({"group": g, "standings": out})
+    return {
+        "groups": t.groups or formats.DEFAULT_GROUPS,
+        "advance": advance,
+        "group_rounds": setup[1] if setup else None,
+        "knockout_started": bool(inside),
+        "tie_breaks": ["points (大分)", "level_diff (小分)", "fouls", "by_round", "lot"],
+        "table": groups,
+    }
 
 
 def bracket_json(s: Session, t: Tournament) -> list[dict[str, Any]] | None:
@@ -1625,17 +1894,18 @@ def bracket_json(s: Session, t: Tournament) -> list[dict[str, Any]] | None:
     its meetings in bracket order, with ``stage`` (final, third_place, semi_final, round),
     ``games`` (match ids, one per game: best of 3 has up to three), ``wins`` per side and the
     ``winner`` once through."""
-    best_of = formats.BEST_OF.get(t.format)
-    if best_of is None:
+    b = bracket_of(s, t)
+    if b is None:
         return None
-    b = formats.bracket_state(knockout_rounds(s, t), best_of, strict=False)
     out: list[dict[str, Any]] = []
     for idx, ties in enumerate(b.ties, start=1):
         games = [x for x in ties if x.ns is not None]
         items = []
         for pos, x in enumerate(ties):
             stage = "round"
-            if idx == b.final_round:
+            if idx in b.stage_of:
+                stage = b.stage_of[idx]
+            elif idx == b.final_round:
                 stage = "final" if pos == 0 else "third_place"
             elif len(ties) == 1 and x.ns is not None:
                 stage = "final"
@@ -1659,7 +1929,30 @@ def bracket_json(s: Session, t: Tournament) -> list[dict[str, Any]] | None:
                     "stage": stage,
                 }
             )
-        out.append({"round": idx, "best_of": ties[0].best_of if ties else 1, "matches": items})
+        for p in b.waiting.get(idx, []):  # sat the round out into the repechage
+            items.append(
+                {
+                    "match": None,
+                    "games": [],
+                    "table": None,
+                    "status": None,
+                    "ew": p,
+                    "ns": None,
+                    "wins_ew": 0,
+                    "wins_ns": None,
+                    "result": None,
+                    "winner": None,
+                    "stage": "to_repechage",
+                }
+            )
+        out.append(
+            {
+                "round": idx,
+                "best_of": ties[0].best_of if ties else 1,
+                "stage": b.stage_of.get(idx, "bracket"),
+                "matches": items,
+            }
+        )
     return out
 
 

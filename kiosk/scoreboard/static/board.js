@@ -17,7 +17,7 @@
   function mmss(x) { x = Math.max(0, Math.floor(x)); return Math.floor(x / 60) + ":" + ("0" + x % 60).slice(-2); }
   var live = document.getElementById("live");
   function status(key) { live.textContent = tr(key, {}); live.dataset.state = key; }
-  var SECTIONS = { standings: "standings-box", tables: "tables", disputes: "disputes", rounds: "rounds", clocks: "clocks", bracket: "bracket" };
+  var SECTIONS = { standings: "standings-box", tables: "tables", disputes: "disputes", rounds: "rounds", clocks: "clocks", bracket: "bracket", groups: "groups" };
   var anchor = Date.now(), busy = false, again = false, last = 0, timer = null;
   function refresh() {
     if (busy) { again = true; return; }
