@@ -208,3 +208,81 @@ def test_knockout_bracket_fits_and_speaks_one_language(
         assert not re.findall(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+", text), text
     else:
         assert not re.findall(r"[A-Za-z]{2,}", text), text
+
+
+GROUP_NAMES = [f"Gr{i}" for i in range(1, 9)]
+
+
+def _stage_tournament(srv: Server) -> int:
+    """A group stage (2 groups of 4, the top 2 through) played to the knockout's first round,
+    made once per module."""
+    with srv.client() as c:
+        tid = next(
+            (t["id"] for t in c.get("/api/v1/tournaments").json() if t["name"] == "小组杯"), None
+        )
+        if tid is not None:
+            return int(tid)
+        r = c.post("/api/v1/tournaments", json={"name": "小组杯", "format": "groups_knockout"})
+        tid = r.json()["id"]
+        for code in ("G1", "G2", "G3", "G4"):
+            c.post(f"/api/v1/tournaments/{tid}/tables", json={"id": code})
+        for n in GROUP_NAMES:
+            c.post(f"/api/v1/tournaments/{tid}/pairs", json={"name": n})
+        for n in (1, 2, 3):
+            ms = c.post(f"/api/v1/tournaments/{tid}/rounds", json={}).json()["matches"]
+            for m in ms:
+                if m["ns"] is not None:
+                    res = "ew" if m["ew"] < m["ns"] else "ns"
+                    c.post(f"/api/v1/matches/{m['id']}/override", json={"result": res})
+            c.post(f"/api/v1/tournaments/{tid}/rounds/{n}/close", json={})
+        assert c.post(f"/api/v1/tournaments/{tid}/rounds", json={}).status_code == 201
+    return int(tid)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_group_stage_fits_and_speaks_one_language(
+    board: tuple[Server, dict[str, Any]],
+    browser: Browser,
+    tmp_path: Path,
+    width: int,
+    height: int,
+    lang: str,
+) -> None:
+    """Group stage then knockout (000 篇11): a table per group (side by side on a hall screen,
+    one under the other on a phone) and the knockout's bracket; nothing cut off or
+    overlapping, no sideways scroll, text from the catalogue only."""
+    srv, _b = board
+    tid = _stage_tournament(srv)
+    browser.open(f"{srv.url}/scoreboard/{tid}?lang={lang}", width, height, settle=1.5)
+    browser.screenshot(tmp_path / f"groups-{width}-{lang}.png")
+    assert browser.js("document.documentElement.getAttribute('data-i18n-missing')") is None
+    assert browser.js("document.documentElement.scrollWidth") <= width, "the page scrolls sideways"
+    sel = [".groups", ".group", ".gtable", ".gtable td", ".gtable th", ".bracket", ".bmatch"]
+    boxes = browser.boxes(sel)
+    for s in sel:
+        assert boxes[s], f"nothing shown for {s}"
+    for s in (".groups", ".group", ".gtable td", ".gtable th"):
+        for box in boxes[s]:
+            _inside(box, width, s)
+    groups = boxes[".group"]
+    assert len(groups) == 2 and not _overlap(groups[0], groups[1])
+    tables = boxes[".gtable"]
+    assert len(tables) == 2 and not _overlap(tables[0], tables[1]), tables
+    for g, tb in zip(groups, tables, strict=True):  # each group's table inside its box
+        assert tb["x"] >= g["x"] - 0.5 and tb["x"] + tb["w"] <= g["x"] + g["w"] + 0.5, (g, tb)
+    if width >= 1600:  # side by side on a hall screen
+        assert abs(groups[0]["y"] - groups[1]["y"]) < 2
+    names = [c for c in boxes[".gtable td"] if c["text"].strip().split(" ")[0] in GROUP_NAMES]
+    assert len(names) == 8
+    for c in names:
+        assert c["lines"] <= 2 and c["sw"] <= c["cw"] + 1, c
+    assert len(boxes[".bmatch"]) == 2
+    text = browser.js(TEXT_JS)
+    for d in [*GROUP_NAMES, "小组杯", "swiss-421"]:
+        text = text.replace(d, " ")
+    assert {"zh": "已进淘汰赛", "en": "in the knockout"}[lang] in text
+    if lang == "en":
+        assert not re.findall(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+", text), text
+    else:
+        assert not re.findall(r"[A-Za-z]{2,}", text), text
