@@ -62,7 +62,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from itertools import combinations, product
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
 from engine.cards import BIG_JOKER, DISTINCT, SMALL_JOKER, Card, parse_card, sort_cards
 from engine.deal import TEAMS, DealState, TableState, third_copies
@@ -71,6 +71,8 @@ from engine.observations import Observation, amended, dump_observation
 from engine.profiles import Profile
 
 __all__ = [
+    "COSTS",
+    "Cost",
     "Decoder",
     "RulesCore",
     "reread",
@@ -81,7 +83,7 @@ __all__ = [
 
 
 class RulesCore(Protocol):
-    """What the decoder needs of the rules referee's machine (engine/referee.py ``RulesCore``): feed
+    """What the decoder needs of the rules referee's machine (engine/referee.py ``_Core``): feed
     it observations, read its state, ask whether a play would be legal."""
 
     st: TableState
@@ -93,76 +95,107 @@ class RulesCore(Protocol):
     def _legal(self, d: DealState, seat: str, cards: list[Card]) -> bool: ...
 
 
-#: A camera reading of a play that is not a legal play (not a combo, does not beat the trick, a
-#: third copy of a card) is re-read with the camera's runner-up readings (``Observation.doubts``):
-#: the cheapest set of changes that makes a legal play is taken if its total cost is at most this
-#: (nats: the new reading at least e^-3 ~ 1/20 as likely to the camera as its first). Players
-#: seldom play illegally, a classifier slip on a tiny index is common; a play illegal in every
-#: reading within the budget stays illegal (and is a foul).
-REREAD_BUDGET: Final = 3.0
-#: The budget when the camera's reading cannot be true (three copies of one card in a play: two
-#: decks hold two): the camera is wrong for sure, so any runner-up it kept may be the truth
-REREAD_BUDGET_IMPOSSIBLE: Final = 10.0
-#: at most this many readings are tried per play
-_REREAD_TRIES: Final = 256
+class Cost(NamedTuple):
+    """One row of the decoder's table: a value and why it is what it is."""
 
-#: Second look (:meth:`Referee._second_look`): a camera's play (one with ``doubts``) judged
-#: illegal as read is a *suspect* for this many later plays and passes of the deal. If the table
-#: plays on in a way that clashes with the referee's state in that stretch (the others pass and
-#: the suspect's seat leads: "the leader must play, not pass", an ignored pass, "out of turn"),
-#: the suspect is read again with the camera's runner-ups and with the misreads a camera makes
-#: on fanned cards: one card seen that was not there (``EXTRA_CARD_COST``) or one card not seen
-#: (``MISSED_CARD_COST``): a card of the play's ranks first (the fewest copies accounted for
-#: first, among equals the one the play's runner-ups name; a second copy first in a bomb a card
-#: short), then a straight's missing rank; a play of one small and one big joker may also be
-#: the joker bomb with two not seen. The
-#: cheapest legal reading whose continuation has at least ``HINDSIGHT_GAIN`` fewer clashes (the
-#: fewest) replaces the suspect through a ``correction`` event (``reason`` says why); the play
-#: event then carries ``camera`` and ``reread``. A camera's play *out of turn* is a suspect too:
-#: if the table plays on as if the seats the referee had on turn before it had played or passed
-#: (a play the camera missed: a joker whose index it did not find), those seats are taken as
-#: passing, through a correction with the passes and the play. Observations without doubts (a
-#: person's entry, the simulator) are never read again.
-HINDSIGHT_WINDOW: Final = 10
-HINDSIGHT_GAIN: Final = 2
-HINDSIGHT_BUDGET: Final = 10.0
-EXTRA_CARD_COST: Final = 3.0
-MISSED_CARD_COST: Final = 3.0
-#: a seat the table plays on without may have gone out unseen when it holds at most this many
-#: cards by the referee's count (its last cards were court cards the camera could not name, or
-#: a pair read as one card...): see ``Referee._gone``
-GONE_MAX_LEFT: Final = 8
-#: ... and its last camera play lies at most this many plays and passes back. Longer than
-#: ``HINDSIGHT_WINDOW``: a seat whose last plays the camera cannot name (court cards without an
-#: index) may have played nothing it read for many rounds. 40 (about ten rounds) on the bench
-#: games 2026-11-30: 10 and 20 changed nothing, 30 and more fixed one guyenne-classic deal.
-GONE_WINDOW: Final = 40
-#: Two decks hold two copies of a card. When the camera reads a third copy of card X in a deal
-#: (a deck whose clubs it reads as spades, say), the misread is whichever of the readings of X has
-#: the cheapest runner-up: an earlier camera play is re-read instead of the current one when its
-#: runner-up costs at least this much less (nats) than the current play's re-reading
-SWAP_MARGIN: Final = 0.5
-#: runner-ups dearer than this (nats) are not tried on an earlier play
-SWAP_MAX_COST: Final = 5.0
-#: at most this many cards of a seat's play are tried as cards of its last play of the trick,
-#: seen late (``Referee._late_in_next``)
-LATE_MAX: Final = 2
-#: suspects kept at once (the latest)
-_HINDSIGHT_SUSPECTS: Final = 3
-#: Time is a reading too (``Referee._reorder``). The camera reports a play when its cards have
-#: lain still (the tracker's settle time), a pass lamp at once: a play may reach the referee
-#: after a pass (or another play) that followed it at the table. Two turn observations (plays,
-#: passes) of different seats that came at most ``REORDER_S`` seconds apart may have happened in
-#: either order; the order the rules accept is taken when it has ``HINDSIGHT_GAIN`` fewer
-#: clashes than the order as seen. A real foul (a play out of turn, then the seat on turn's
-#: play) leaves one clash either way and stays. 5 s: a big joker reported 3 s after the next
-#: seat's pass (issue 41).
-REORDER_S: Final = 5.0
-#: the latest observations of the deal run again in other orders, and the orders kept at once
-REORDER_SPAN: Final = 8
-REORDER_BEAM: Final = 6
-#: legal readings whose continuation is tried, cheapest first
-_HINDSIGHT_TRIES: Final = 8
+    value: float
+    why: str
+
+
+#: Every cost and window of the decoder, each with its reason: costs in nats (the camera's
+#: log-odds: a reading at cost c is e^-c as likely to it as its first), windows in observations.
+#: The module's constants of the same names are read from here; a new kind of camera error
+#: should need a row here and a source of alternatives, not a new branch.
+COSTS: Final[Mapping[str, Cost]] = {
+    "REREAD_BUDGET": Cost(
+        3.0,
+        "a play illegal as read (not a combo, does not beat the trick, a third copy) is re-read "
+        "as it comes with the camera's runner-ups, the cheapest legal reading within this: "
+        "players seldom play illegally, a classifier slip on a tiny index is common; a play "
+        "illegal in every reading within it stays illegal (a foul)",
+    ),
+    "REREAD_BUDGET_IMPOSSIBLE": Cost(
+        10.0,
+        "the budget when the reading cannot be true (three copies of a card in one play: two "
+        "decks hold two): the camera is wrong for sure, any runner-up it kept may be the truth",
+    ),
+    "HINDSIGHT_BUDGET": Cost(
+        10.0,
+        "a suspect play read again in hindsight: its readings up to this cost are tried "
+        "against the table's continuation",
+    ),
+    "EXTRA_CARD_COST": Cost(
+        3.0, "one card seen that was not there (a ghost index beside a fan), in hindsight"
+    ),
+    "MISSED_CARD_COST": Cost(
+        3.0,
+        "one card not seen (an index under another card), in hindsight: a card of the play's "
+        "ranks first, then a straight's missing rank (``_missed_cards``); two for a joker bomb "
+        "read as one small and one big joker",
+    ),
+    "HINDSIGHT_GAIN": Cost(
+        2,
+        "clashes (fouls the table did not act on, ignored passes, plays after the deal ended) "
+        "a changed history must remove: a real foul clashes once either way and stays",
+    ),
+    "HINDSIGHT_WINDOW": Cost(
+        10,
+        "plays and passes after a suspect (a camera play illegal as read, out of turn, or a "
+        "trick's top a longer play did not beat) within which the table's clashes re-read it",
+    ),
+    "GONE_MAX_LEFT": Cost(
+        8,
+        "a seat the table plays on without may have gone out unseen when it holds at most this "
+        "many cards by the count (last cards the camera could not name, a pair read as one)",
+    ),
+    "GONE_WINDOW": Cost(
+        40,
+        "... and its last camera play lies at most this many plays and passes back: court cards "
+        "without an index may go unread for many rounds (bench 2026-11-30: 10 and 20 changed "
+        "nothing, 30 and more fixed one guyenne-classic deal)",
+    ),
+    "SWAP_MARGIN": Cost(
+        0.5,
+        "a third copy of card X: an earlier camera play's reading of X is taken as the misread "
+        "instead of this one's when its runner-up costs at least this much less",
+    ),
+    "SWAP_MAX_COST": Cost(5.0, "runner-ups dearer than this are not tried on an earlier play"),
+    "LATE_MAX": Cost(
+        2,
+        "cards of a seat's play tried as cards of its last play of the trick, seen late (a "
+        "hand moving a hidden index into view, ``_late_in_next``)",
+    ),
+    "REORDER_S": Cost(
+        5.0,
+        "seconds within which plays and passes of different seats may have come in either "
+        "order: a play is reported when its cards settle, a pass lamp at once (a big joker "
+        "reported 3 s after the next seat's pass, issue 41)",
+    ),
+    "REORDER_SPAN": Cost(8, "the latest observations of the deal run again in other orders"),
+    "REORDER_BEAM": Cost(6, "orders kept at once in the reorder beam"),
+    "_REREAD_TRIES": Cost(256, "readings tried at most per play (the enumerator's bound)"),
+    "_HINDSIGHT_TRIES": Cost(8, "legal readings whose continuation is tried, cheapest first"),
+    "_HINDSIGHT_SUSPECTS": Cost(3, "suspects kept at once (the latest)"),
+}
+REREAD_BUDGET: Final = COSTS["REREAD_BUDGET"].value
+REREAD_BUDGET_IMPOSSIBLE: Final = COSTS["REREAD_BUDGET_IMPOSSIBLE"].value
+HINDSIGHT_BUDGET: Final = COSTS["HINDSIGHT_BUDGET"].value
+EXTRA_CARD_COST: Final = COSTS["EXTRA_CARD_COST"].value
+MISSED_CARD_COST: Final = COSTS["MISSED_CARD_COST"].value
+SWAP_MARGIN: Final = COSTS["SWAP_MARGIN"].value
+SWAP_MAX_COST: Final = COSTS["SWAP_MAX_COST"].value
+REORDER_S: Final = COSTS["REORDER_S"].value
+HINDSIGHT_GAIN: Final = int(COSTS["HINDSIGHT_GAIN"].value)
+HINDSIGHT_WINDOW: Final = int(COSTS["HINDSIGHT_WINDOW"].value)
+GONE_MAX_LEFT: Final = int(COSTS["GONE_MAX_LEFT"].value)
+GONE_WINDOW: Final = int(COSTS["GONE_WINDOW"].value)
+LATE_MAX: Final = int(COSTS["LATE_MAX"].value)
+REORDER_SPAN: Final = int(COSTS["REORDER_SPAN"].value)
+REORDER_BEAM: Final = int(COSTS["REORDER_BEAM"].value)
+_REREAD_TRIES: Final = int(COSTS["_REREAD_TRIES"].value)
+_HINDSIGHT_TRIES: Final = int(COSTS["_HINDSIGHT_TRIES"].value)
+_HINDSIGHT_SUSPECTS: Final = int(COSTS["_HINDSIGHT_SUSPECTS"].value)
+
 #: fouls that show the table played on differently from the referee's reading
 _CLASH_FOULS: Final = frozenset({"illegal_play", "out_of_turn"})
 #: observations that move the turn or end the trick (``Referee._won_unseen``)

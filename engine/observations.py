@@ -16,12 +16,12 @@ One JSON object per line, each with ``t`` (seconds) and ``type``:
                    play is illegal as read. ``amends`` (ours): the time of an earlier
                    ``played`` of the same seat that these cards belong to (the camera found
                    them late, with no hand near); the referee reads that play again with them
-                   when it stays legal (engine/referee.py ``Referee._amend``). ``was``
+                   when it stays legal (engine/decoder.py ``Decoder._amend``). ``was``
                    (ours): a list as long as ``cards``: cards of an earlier ``played`` of the
                    seat, still lying in its zone, that the camera now reads as ``cards`` (the
                    same rank, another suit: the same physical card read anew, not a new
                    play); the referee takes the new reading only where it clashes less with
-                   the table's continuation (engine/referee.py ``Referee._relabel``).
+                   the table's continuation (engine/decoder.py ``Decoder._relabel``).
 ``pass``           ``{seat}``: a pass (button or gesture).
 ``tribute``        ``{seat, card, to?}``: a tribute card given by ``seat`` (``to``: the receiver,
                    when the pipeline saw it; needed when 上游 chooses between equal tributes).
@@ -32,8 +32,8 @@ One JSON object per line, each with ``t`` (seconds) and ``type``:
                    zone but too faintly to count (a joker by one corner under the corner
                    floor: a ghost joker in a court card's picture looks the same). No play:
                    the referee uses it only in hindsight, when the table's continuation shows
-                   that seat played something the camera did not count (engine/referee.py
-                   ``Referee._won_unseen``).
+                   that seat played something the camera did not count (engine/decoder.py
+                   ``Decoder._won_unseen``).
 ``trick_cleared``  ``{}``: the table was cleared.
 ``count_report``   ``{seat, count}`` (ours): a seat's spoken card count (报牌), when reported.
 ``correction``     ``{replaces, with?}``: a referee's fix of the event ``replaces`` (an event
@@ -133,7 +133,7 @@ class Observation:
     #: played: the camera's runner-up readings of cards it was not sure of, one entry per card
     #: instance: ``(card, ((other card or None = no card there, cost), ...))``, cost = ln(p(card)
     #: / p(other)) >= 0 in nats, cheapest first. The referee re-reads a play that is illegal as
-    #: read (engine/referee.py ``reread``). An entry whose card is None is a card the camera
+    #: read (engine/decoder.py ``reread``). An entry whose card is None is a card the camera
     #: may have missed: its readings are the cards it may be (none of them None).
     doubts: tuple[tuple[Card | None, tuple[tuple[Card | None, float], ...]], ...] = ()
 
