@@ -799,15 +799,7 @@ class Decoder:
             p if p.type == "pass" else replace(p, extra={"camera": [], "reread": why})
             for p in passes
         ]
-        return self._correct(
-            Observation(
-                t,
-                "correction",
-                replaces=self._effective[pos].id,
-                replacement=(*head, o),
-                extra={"reason": why},
-            )
-        )
+        return self._replace(t, self._effective[pos].id, [*head, o], why)
 
     def _reorder(self, idx: int, t: float) -> list[Event] | None:
         """Time is a reading too: the order of two turn observations (plays, passes) of
@@ -1107,15 +1099,7 @@ class Decoder:
         left = self._continuation_clashes(before, k, [play, self._obs[k]], _strain)
         if left > now - HINDSIGHT_GAIN:
             return None
-        return self._correct(
-            Observation(
-                t,
-                "correction",
-                replaces=self._effective[pos].id,
-                replacement=(play, self._obs[k]),
-                extra={"reason": why},
-            )
-        )
+        return self._replace(t, self._effective[pos].id, [play, self._obs[k]], why)
 
     def _won_unseen(self, idx: int, t: float) -> list[Event] | None:
         """The seat on turn answered a small joker with the big one (or a pair of small jokers
@@ -1215,9 +1199,7 @@ class Decoder:
         if left > now - HINDSIGHT_GAIN:
             return None
         self._gone_fixes.append((k, o, False))
-        return self._correct(
-            Observation(t, "correction", replaces=ev.id, replacement=(fix,), extra={"reason": why})
-        )
+        return self._replace_play(t, ev.id, fix)
 
     def _swap_copies(self, idx: int, t: float) -> list[Event] | None:
         """The camera's reading of play ``idx`` holds a third copy of a card X in the deal (two
@@ -1332,9 +1314,15 @@ class Decoder:
     def _replace_play(self, t: float, event: str, fix: Observation) -> list[Event]:
         """The play event ``event`` replaced by the observation ``fix`` through a correction at
         ``t``, its reason ``fix``'s ``reread``."""
-        why = str(fix.extra.get("reread", ""))
+        return self._replace(t, event, [fix], str(fix.extra.get("reread", "")))
+
+    def _replace(self, t: float, event: str, new: Sequence[Observation], why: str) -> list[Event]:
+        """The observation behind event ``event`` replaced by ``new`` through a correction at
+        ``t`` whose reason is ``why``."""
         return self._correct(
-            Observation(t, "correction", replaces=event, replacement=(fix,), extra={"reason": why})
+            Observation(
+                t, "correction", replaces=event, replacement=tuple(new), extra={"reason": why}
+            )
         )
 
     def _undo_added(
@@ -1540,15 +1528,7 @@ class Decoder:
                 for e, origin in zip(self._effective, self._origin, strict=True)
                 if origin == k and e.type == "play"
             )
-            out += self._correct(
-                Observation(
-                    t,
-                    "correction",
-                    replaces=ev.id,
-                    replacement=(fixes[k],),
-                    extra={"reason": fixes[k].extra["reread"]},
-                )
-            )
+            out += self._replace_play(t, ev.id, fixes[k])
         return out
 
     def _undo_gone(self, undo: list[tuple[int, Observation, bool]], t: float) -> list[Event]:
@@ -1569,11 +1549,7 @@ class Decoder:
                 continue
             why = f"{orig.seat} played on: it had not gone out"
             back = replace(orig, extra={**orig.extra, "not_last": True})
-            out += self._correct(
-                Observation(
-                    t, "correction", replaces=ev.id, replacement=(back,), extra={"reason": why}
-                )
-            )
+            out += self._replace(t, ev.id, [back], why)
         self._gone_fixes = [f for f in self._gone_fixes if f not in undo]
         return out
 
@@ -1667,13 +1643,5 @@ class Decoder:
                 doubts=(),
                 extra={**o.extra, "camera": camera, "reread": why},
             )
-            return self._correct(
-                Observation(
-                    t,
-                    "correction",
-                    replaces=self._effective[pos].id,
-                    replacement=(fix,),
-                    extra={"reason": why},
-                )
-            )
+            return self._replace_play(t, self._effective[pos].id, fix)
         return None
