@@ -1,0 +1,21 @@
+"""The decoder's costs and windows sit in one table (engine/decoder.py ``COSTS``), each with its
+reason, and the module's constants are read from it."""
+
+from __future__ import annotations
+
+from engine import decoder, referee
+
+
+def test_every_cost_has_a_reason_and_its_constant() -> None:
+    assert decoder.COSTS
+    for name, row in decoder.COSTS.items():
+        assert row.why.strip() and len(row.why) > 20, name
+        assert row.value >= 0, name
+        assert getattr(decoder, name) == row.value, name
+
+
+def test_the_referee_reads_the_decoder_s_budgets() -> None:
+    """The referee's re-reading as a play comes uses the decoder's budgets (no copy of its own)."""
+    assert referee.REREAD_BUDGET is decoder.REREAD_BUDGET
+    assert referee.REREAD_BUDGET_IMPOSSIBLE is decoder.REREAD_BUDGET_IMPOSSIBLE
+    assert referee.HINDSIGHT_WINDOW is decoder.HINDSIGHT_WINDOW
