@@ -205,8 +205,19 @@ def resolve_detector(detector: Any, video: str | Path | None = None, deck: Any =
     """``None``/"auto": the shipped model when models/ has it, else the video's oracle labels;
     "model"; "oracle"; a path to a ``.onnx`` or an ``.oracle.jsonl.gz``; or a detector object.
     ``deck``: an enrolled deck design (vision/enrol.py: a profile or its JSON path) for a model
-    detector to read with; an oracle (which reads nothing) refuses it."""
-    det = _resolve_detector(detector, video)
+    detector to read with; an oracle (which reads nothing) refuses it. A profile with a
+    classifier adapted to its deck beside it (``guandan vision adapt``; or that adapted ``.onnx``
+    itself) reads with that classifier (vision/adapt.py ``deck_reader``)."""
+    reader = None
+    if deck is not None:
+        from vision.adapt import deck_reader
+
+        reader = deck_reader(deck)
+        deck = reader.profile
+    if reader is not None and reader.classifier is not None:
+        det = _with_classifier(detector, video, reader.classifier)
+    else:
+        det = _resolve_detector(detector, video)
     if deck is not None:
         if not hasattr(det, "use_deck"):
             raise PipelineError(
@@ -214,6 +225,20 @@ def resolve_detector(detector: Any, video: str | Path | None = None, deck: Any =
             )
         det.use_deck(deck)
     return det
+
+
+def _with_classifier(detector: Any, video: str | Path | None, classifier: Path) -> Any:
+    """The model detector (``detector``: auto, model or a detector .onnx) with the adapted
+    ``classifier`` in place of the one beside it."""
+    from vision.detector import Detector
+
+    if detector is None or detector == "auto" or detector == "model":
+        return Detector(None, classifier, **PIPELINE_DETECTOR)
+    if isinstance(detector, str | Path) and not str(detector).endswith(".oracle.jsonl.gz"):
+        return Detector(Path(detector), classifier, **PIPELINE_DETECTOR)
+    raise PipelineError(
+        f"an adapted classifier ({classifier}) needs the model detector, not {detector}"
+    )
 
 
 def auto_detector(video: str | Path | None = None) -> str:

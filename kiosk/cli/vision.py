@@ -146,6 +146,73 @@ def register(subparsers: Any) -> None:
     v.add_argument("--limit", type=int, default=None, help="at most N images per split")
     v.set_defaults(handler=_evaluate)
 
+    a = subs.add_parser(
+        "adapt",
+        help="fine-tune the card classifier on the event's deck (needs the train extra)",
+        description="Render corner crops and table scenes of exactly this deck (a deck folder: "
+        "54 faces <CARD>.png and deck.json, as the synthetic renderer's; from enrolment frames: "
+        "guandan vision deckfaces), fine-tune the shipped classifier on them on the CPU, and "
+        "write the adapted classifier beside the deck profile (deck.json -> "
+        "deck.classes.onnx), which `guandan table replay/run --deck deck.json` then reads "
+        "with. Resumable: run the same command again after an interruption. Safe: when the "
+        "adapted model reads its own validation crops worse than the base model it is written "
+        "as *.rejected.onnx, not used, and the command exits 1.",
+    )
+    a.add_argument("deck_dir", metavar="DECK_DIR", help="the deck folder (faces + deck.json)")
+    where = a.add_mutually_exclusive_group(required=True)
+    where.add_argument("--profile", help="the deck profile (guandan vision enrol) to adapt for")
+    where.add_argument("--out", help="the adapted classifier to write (.onnx), without a profile")
+    a.add_argument("--base", help="classifier to start from (default: models/card-classes.onnx)")
+    a.add_argument(
+        "--minutes", type=float, default=20.0, help="time for the whole run (default 20)"
+    )
+    a.add_argument(
+        "--corners", type=int, default=5000, help="corner mini-scenes to train on (default 5000)"
+    )
+    a.add_argument("--scenes", type=int, default=250, help="table scenes to train on (default 250)")
+    a.add_argument(
+        "--val-scenes", type=int, default=60, help="validation table scenes (default 60)"
+    )
+    a.add_argument("--seed", type=int, default=0, help="data seed offset (default 0)")
+    a.add_argument("--threads", type=int, default=2, help="torch and data workers (default 2)")
+    a.add_argument("--work", help="data and checkpoint folder (default: beside the output)")
+    a.set_defaults(handler=_adapt)
+
+    f = subs.add_parser(
+        "deckfaces",
+        help="cut the deck's 54 faces from the enrolment frames (for guandan vision adapt)",
+        description="From the frames of `guandan vision enrol` (each suit's 13 cards apart, "
+        "face up, and the two jokers; the table's markers in view) find each card's outline, "
+        "cut it upright through the table's homography, name it by its corner indices, and "
+        "write the deck folder (54 faces <CARD>.png and deck.json) that `guandan vision adapt` "
+        "renders scenes of. A card missing, doubled, cut off or unreadable is named, with its "
+        "frame, and nothing is written.",
+    )
+    for name in suits:
+        f.add_argument(
+            f"--{name}",
+            nargs="+",
+            action="extend",
+            default=[],
+            metavar="IMAGE",
+            help=f"frame(s) showing the 13 {name} of one deck",
+        )
+    f.add_argument(
+        "--jokers",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="IMAGE",
+        help="frame(s) showing the two jokers",
+    )
+    f.add_argument("--out", required=True, help="deck folder to write")
+    f.add_argument("--name", default=None, help="the design's name (default: the folder's name)")
+    f.add_argument("--model", help="detector ONNX (default: models/card-corners.onnx)")
+    f.add_argument(
+        "--classifier", help="classifier ONNX (default: card-classes.onnx beside --model)"
+    )
+    f.set_defaults(handler=_deckfaces)
+
 
 def _detect(args: argparse.Namespace) -> int:
     from vision.detector import Detector, ImageError
@@ -356,4 +423,86 @@ def _enrol(args: argparse.Namespace) -> int:
                 "and --court-diamonds",
                 file=sys.stderr,
             )
+    return 0
+
+
+def _adapt(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vision.adapt import AdaptSizes, adapt, adapted_beside
+
+    if args.profile:
+        from vision.enrol import DeckProfile
+
+        DeckProfile.load(args.profile)  # a bad profile stops here, before any work
+        out = adapted_beside(args.profile)
+    else:
+        out = Path(args.out)
+    for flag in ("corners", "scenes", "val_scenes", "threads"):
+        if getattr(args, flag) < 1:
+            raise ValueError(f"--{flag.replace('_', '-')} must be at least 1")
+    if not args.minutes > 0:
+        raise ValueError("--minutes must be positive")
+    sizes = AdaptSizes(
+        corners=args.corners,
+        scenes=args.scenes,
+        val_scenes=args.val_scenes,
+        minutes=args.minutes,
+        seed=args.seed,
+        threads=args.threads,
+        workers=args.threads,
+    )
+    res = adapt(args.deck_dir, out, base=args.base, sizes=sizes, work=args.work)
+    print(
+        json.dumps(
+            {
+                "out": str(res.out),
+                "accepted": res.accepted,
+                "base_acc": round(res.base_acc, 4),
+                "adapted_acc": round(res.adapted_acc, 4),
+                "val_crops": res.val_crops,
+                "train_crops": res.train_crops,
+                "steps": res.steps,
+                "seconds": round(res.seconds, 1),
+            }
+        )
+    )
+    if not res.accepted:
+        print(
+            f"guandan vision adapt: the adapted classifier reads its validation crops worse "
+            f"than the base model ({res.adapted_acc:.4f} vs {res.base_acc:.4f}); it is kept as "
+            f"{res.out} for a look and is not used",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _deckfaces(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vision.deckfaces import deck_from_enrolment, write_deck
+    from vision.detector import enrolment_detector, read_image
+    from vision.enrol import SHOT_KINDS
+
+    out = Path(args.out)
+    if not out.resolve().parent.exists():
+        raise ValueError(f"--out {out}: the folder {out.parent} does not exist")
+    listed = [(path, kind) for kind, name in SHOT_KINDS.items() for path in getattr(args, name)]
+    if not listed:
+        raise ValueError(
+            "no frames given: pass --spades IMG --hearts IMG --clubs IMG --diamonds IMG "
+            "--jokers IMG"
+        )
+    shots = [(read_image(path), kind) for path, kind in listed]  # a bad file stops here
+    reader = enrolment_detector(args.model, args.classifier)
+    faces = deck_from_enrolment(
+        reader,
+        shots,
+        frames=[str(p) for p, _ in listed],
+        log=lambda m: print(m, file=sys.stderr),
+    )
+    written = write_deck(faces, out, args.name or out.name)
+    meta = json.loads((written / "deck.json").read_text())
+    print(json.dumps({"out": str(written), "cards": len(faces.faces), **meta}))
     return 0

@@ -649,14 +649,16 @@ class LiveSource:
 
 
 def _load_deck(deck: Any) -> Any:
-    """--deck FILE as a DeckProfile (None stays None); a bad file is a SourceError naming it."""
+    """--deck FILE as what to read with (vision.adapt.DeckReader: the deck profile, and the
+    classifier adapted to the deck when ``guandan vision adapt`` wrote one beside it; None stays
+    None); a bad file is a SourceError naming it."""
     if deck is None or not isinstance(deck, str | Path):
         return deck
-    from vision.enrol import DeckProfile, EnrolError
+    from vision.adapt import deck_reader
 
     try:
-        return DeckProfile.load(deck)
-    except EnrolError as exc:
+        return deck_reader(deck)
+    except ValueError as exc:  # EnrolError, AdaptError
         raise SourceError(f"--deck {exc}") from None
 
 

@@ -1,0 +1,562 @@
+"""Adapt the card classifier to one deck design at set-up (issue 44): ``guandan vision adapt``.
+
+An event plays every table with one deck design, usually one the shipped classifier never saw
+(plastic: clubs read as spades). Given that deck's faces (the synthetic renderer's deck folder:
+``<CARD>.png`` for the 54 cards and ``deck.json``, as vision/synth/decks.py loads; made from the
+enrolment frames by vision/deckfaces.py, or rendered), :func:`adapt`
+
+1. renders classifier crops of exactly that deck with the synthetic pipeline: corner
+   mini-scenes (vision/synth/corners.py: any angle, fanned neighbours, blur, noise, JPEG) and
+   full table scenes (vision/synth/scenes.py: fans, rows, bombs, hands, sleeves, light, shadows,
+   camera), cut as the classifier recipe cuts them (vision/synth/dataset.py ``_crops_of``:
+   every labelled corner twice with detector-like box noise, plus "none" crops), and a
+   validation set of scenes with seeds of their own;
+2. fine-tunes the shipped classifier on them (warm start from its ONNX file,
+   vision/train/warmstart.py; the recipe's loss and augmentation, vision/train/classifier.py)
+   on the CPU within a time budget (cosine learning rate over the time), with a checkpoint
+   every minute: a rerun with the same arguments continues where it stopped;
+3. exports it (ONNX, the metadata vision.detector checks plus ``guandan_adapted_*``: deck, base
+   model and its fingerprint, when, the validation figures) and reads the validation crops with
+   the exported file and with the base file (onnxruntime, the runtime's own code path).
+
+Safety: if the adapted model reads its validation crops worse than the base model, it is written
+as ``*.rejected.onnx`` (to look at) and the command says so; nothing reads with it.
+
+Where it goes: beside the deck profile (``deck.json`` -> ``deck.classes.onnx``). ``--deck
+deck.json`` on ``table replay`` / ``table run`` (:func:`deck_reader`) then reads with the
+adapted classifier; the profile's prototypes (embeddings of the *base* classifier) are not used
+with it (weight 0), its pixel-based parts (suit templates, court and pair faces) are. ``--deck``
+may also name an adapted ``.onnx`` itself (a deck adapted without a profile).
+
+Torch is needed only here (the ``train`` extra); the kiosk reads the ONNX file with
+onnxruntime.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+__all__ = [
+    "AdaptError",
+    "AdaptResult",
+    "AdaptSizes",
+    "DeckReader",
+    "adapt",
+    "adapted_beside",
+    "deck_reader",
+    "read_accuracy",
+]
+
+#: an adapted classifier beside ``deck.json`` is ``deck.classes.onnx``
+ADAPTED_SUFFIX = ".classes.onnx"
+#: seeds of the adaptation's own data (apart from the recipe's 1e6 / 2e6 / 3e6 ranges)
+SEED_TRAIN_SCENES = 7_000_000
+SEED_VAL_SCENES = 8_000_000
+SEED_CORNERS = 9_000_000
+#: samples per data chunk file (resumable; one process task; a table scene costs about as much
+#: as 8 corner mini-scenes)
+CHUNK = {"corners": 80, "scenes": 10}
+CHECKPOINT_S = 60.0  # seconds of fine-tuning between checkpoints
+
+
+class AdaptError(ValueError):
+    """Input ``adapt`` cannot use, or a missing training package (the message says what to do)."""
+
+
+@dataclass(frozen=True)
+class AdaptSizes:
+    """How much data and time (the defaults fit 20 minutes on 2 cores of the reference VM)."""
+
+    corners: int = 5000  # corner mini-scenes (one crop each)
+    scenes: int = 250  # training table scenes (~10 labelled corners each, each cut twice)
+    val_scenes: int = 60  # validation table scenes (seeds of their own)
+    scene_size: int = 416
+    minutes: float = 20.0  # the whole run; training gets what the data leaves
+    min_train_s: float = 60.0
+    batch: int = 64
+    lr: float = 0.001
+    seed: int = 0
+    threads: int = 2
+    workers: int = 2
+
+    def stamp(self) -> dict[str, Any]:
+        keep = ("corners", "scenes", "val_scenes", "scene_size", "batch", "lr", "seed")
+        return {k: getattr(self, k) for k in keep}
+
+
+@dataclass
+class AdaptResult:
+    out: Path  # the adapted ONNX (``*.rejected.onnx`` when not accepted)
+    accepted: bool
+    base_acc: float
+    adapted_acc: float
+    val_crops: int
+    train_crops: int
+    seconds: float
+    steps: int
+
+
+# ------------------------------------------------------------------------------ reading with it
+@dataclass(frozen=True)
+class DeckReader:
+    """What ``--deck FILE`` reads with: a deck profile (or None) and an adapted classifier (or
+    None: the detector's own)."""
+
+    profile: Any  # vision.enrol.DeckProfile | None
+    classifier: Path | None = None
+    source: str = ""
+
+
+def adapted_beside(profile: str | Path) -> Path:
+    """Where ``adapt`` puts the classifier adapted for the deck profile ``profile``."""
+    p = Path(profile)
+    return p.with_name(p.stem + ADAPTED_SUFFIX)
+
+
+def _adapted_meta(path: Path) -> dict[str, str]:
+    import onnxruntime as ort
+
+    try:
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        sess = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own types
+        first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+        raise AdaptError(f"{path}: not a readable ONNX model ({first})") from None
+    return dict(sess.get_modelmeta().custom_metadata_map)
+
+
+def deck_reader(deck: Any) -> DeckReader:
+    """``--deck`` as what to read with. ``deck``: a DeckProfile, a DeckReader, a profile JSON
+    path (with the adapted classifier beside it, :func:`adapted_beside`, when ``adapt`` wrote
+    one) or an adapted classifier ``.onnx``. Raises ``vision.enrol.EnrolError`` /
+    :class:`AdaptError` (ValueErrors) naming the file."""
+    from vision.enrol import DeckProfile, classifier_id
+
+    if deck is None or isinstance(deck, DeckReader):
+        return deck if deck is not None else DeckReader(None)
+    if isinstance(deck, DeckProfile):
+        return DeckReader(deck, None, deck.name)
+    path = Path(deck)
+    if path.suffix == ".onnx":
+        if not path.is_file():
+            raise AdaptError(
+                f"{path}: adapted classifier not found (make one: guandan vision adapt)"
+            )
+        meta = _adapted_meta(path)
+        if meta.get("guandan_adapted") != "1":
+            raise AdaptError(
+                f"{path}: not a classifier adapted by `guandan vision adapt` (give the deck "
+                "profile JSON, or the adapted .classes.onnx)"
+            )
+        if meta.get("guandan_adapted_accepted") != "1":
+            raise AdaptError(
+                f"{path}: this adapted classifier read its validation crops worse than the base "
+                f"model ({_figures(meta)}); it is not used"
+            )
+        return DeckReader(None, path, str(path))
+    profile = DeckProfile.load(path)
+    adapted = adapted_beside(path)
+    if not adapted.is_file():
+        return DeckReader(profile, None, str(path))
+    meta = _adapted_meta(adapted)
+    if meta.get("guandan_adapted") != "1" or meta.get("guandan_adapted_accepted") != "1":
+        raise AdaptError(
+            f"{adapted}: found beside the deck profile {path} but not an accepted adapted "
+            "classifier; remove it or run guandan vision adapt again"
+        )
+    # the prototypes are embeddings of the base classifier: not used with another one (weight
+    # 0); the suit templates and face pictures are the deck's own pixels and still count
+    rebound = dataclasses.replace(profile, classifier=classifier_id(adapted), weight=0.0)
+    return DeckReader(rebound, adapted, str(path))
+
+
+def _figures(meta: dict[str, str]) -> str:
+    try:
+        v = json.loads(meta.get("guandan_adapted_val", "{}"))
+        return f"{v['adapted_acc']:.4f} vs {v['base_acc']:.4f} on {v['crops']} crops"
+    except (ValueError, KeyError, TypeError):
+        return "no figures"
+
+
+# ------------------------------------------------------------------------------ data
+def _scene_crops(deck: Any, seed: int, size: int, expand: float) -> tuple[list[Any], list[int]]:
+    """One table scene of ``deck`` cut as the recipe cuts it (vision/synth/dataset.py)."""
+    from vision.synth.dataset import _crops_of
+    from vision.synth.scenes import IGNORE_BELOW, MIN_VISIBLE, render_scene
+
+    scene = render_scene([deck], seed, size)
+    ok, buf = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    image = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else scene.image
+    corners, ignored = [], []
+    for c in scene.corners:
+        if not c.has_index or c.visible < MIN_VISIBLE:
+            if c.visible >= IGNORE_BELOW:
+                ignored.append(list(c.box))
+            continue
+        corners.append({"card": c.card, "box": list(c.box)})
+    record = {"corners": corners, "ignored": ignored, "distractors": scene.distractors}
+    return _crops_of(image, record, np.random.default_rng(seed + 7), expand)
+
+
+def _chunk(args: tuple[str, str, int, int, int, float]) -> tuple[np.ndarray, np.ndarray]:
+    from vision.synth.corners import corner_sample
+    from vision.synth.decks import load_deck
+
+    deck_dir, kind, start, count, size, expand = args
+    deck = load_deck(Path(deck_dir))
+    xs: list[Any] = []
+    ys: list[int] = []
+    for seed in range(start, start + count):
+        if kind == "corners":
+            x, y = corner_sample([deck], seed, expand)
+            xs.append(x)
+            ys.append(int(y))
+        else:
+            cx, cy = _scene_crops(deck, seed, size, expand)
+            xs.extend(cx)
+            ys.extend(cy)
+    if not xs:
+        return np.zeros((0, 48, 48, 3), np.uint8), np.zeros(0, np.int16)
+    return np.stack(xs), np.array(ys, np.int16)
+
+
+def _make_data(
+    deck_dir: Path,
+    work: Path,
+    sizes: AdaptSizes,
+    expand: float,
+    progress: Callable[[str, float, float | None], None],
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """Training and validation crops, chunk by chunk into ``work/data`` (kept between runs)."""
+    data = work / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    s = sizes.seed * 100_000
+    plan = [
+        ("val", "scenes", SEED_VAL_SCENES + s, sizes.val_scenes),
+        ("train", "corners", SEED_CORNERS + s, sizes.corners),
+        ("train", "scenes", SEED_TRAIN_SCENES + s, sizes.scenes),
+    ]
+    jobs = []
+    files: dict[str, list[Path]] = {"train": [], "val": []}
+    for split, kind, base, n in plan:
+        for i in range(0, n, CHUNK[kind]):
+            count = min(CHUNK[kind], n - i)
+            f = data / f"{split}-{kind}-{base + i}-{count}.npz"
+            files[split].append(f)
+            if not f.exists():
+                # cost: a table scene takes ~8 corner mini-scenes' time
+                cost = count * (8 if kind == "scenes" else 1)
+                jobs.append(
+                    ((str(deck_dir), kind, base + i, count, sizes.scene_size, expand), f, cost)
+                )
+    total = sum(c for _, _, c in jobs) or 1
+    done = 0
+    t0 = time.time()
+    if jobs:
+        with ProcessPoolExecutor(max_workers=max(1, sizes.workers)) as ex:
+            futures = [(ex.submit(_chunk, a), f, c) for a, f, c in jobs]
+            for fut, f, c in futures:
+                x, y = fut.result()
+                tmp = f.with_name(f.stem + ".tmp.npz")
+                np.savez(tmp, x=x, y=y)
+                tmp.replace(f)
+                done += c
+                rate = done / max(time.time() - t0, 1e-6)
+                progress("rendering crops", done / total, (total - done) / rate)
+    out = {}
+    for split, fs in files.items():
+        xs, ys = [], []
+        for f in fs:
+            with np.load(f) as d:
+                xs.append(d["x"])
+                ys.append(d["y"])
+        out[split] = (np.concatenate(xs), np.concatenate(ys).astype(np.int64))
+    return out["train"], out["val"]
+
+
+# ------------------------------------------------------------------------------ reading crops
+def read_accuracy(classifier: str | Path, x: np.ndarray, y: np.ndarray, threads: int = 2) -> float:
+    """Share of crops (uint8 N x 48 x 48 x 3 BGR) whose likeliest class by the ONNX classifier
+    at ``classifier`` (onnxruntime, one pass) is their label."""
+    import onnxruntime as ort
+
+    from vision.crops import classifier_input
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.log_severity_level = 3
+    sess = ort.InferenceSession(str(classifier), opts, providers=["CPUExecutionProvider"])
+    meta = sess.get_modelmeta().custom_metadata_map
+    size = int(json.loads(meta.get("input_size", "[48, 48]"))[0])
+    name = sess.get_inputs()[0].name
+    right = 0
+    for i in range(0, len(x), 512):
+        probs = sess.run(["probs"], {name: classifier_input(x[i : i + 512], size)})[0]
+        right += int((probs.argmax(1) == y[i : i + 512]).sum())
+    return right / max(1, len(x))
+
+
+# ------------------------------------------------------------------------------ the run
+def _need_torch() -> None:
+    try:
+        import onnx  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as exc:
+        raise AdaptError(
+            f"guandan vision adapt trains a model and needs the train extra ({exc.name} is not "
+            "installed): pip install -e '.[train]'"
+        ) from None
+
+
+def _bar(label: str, frac: float, left_s: float | None, stream: Any = None) -> None:
+    stream = stream or sys.stderr
+    frac = max(0.0, min(1.0, frac))
+    n = 30
+    k = int(round(frac * n))
+    left = "" if left_s is None else f", about {_mmss(left_s)} left"
+    end = "\n" if frac >= 1.0 else ""
+    stream.write(f"\r{label:<18} [{'#' * k}{'.' * (n - k)}] {frac * 100:5.1f}%{left}   {end}")
+    stream.flush()
+
+
+def _mmss(s: float) -> str:
+    s = max(0, int(round(s)))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def _stamp_of(deck_dir: Path, base: Path, sizes: AdaptSizes) -> dict[str, Any]:
+    from vision.enrol import classifier_id
+
+    faces = sorted(deck_dir.glob("*.png"))
+    h = __import__("hashlib").sha256()
+    for f in [deck_dir / "deck.json", *faces]:
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return {"deck": h.hexdigest()[:16], "base": classifier_id(base), **sizes.stamp()}
+
+
+def adapt(
+    deck_dir: str | Path,
+    out: str | Path,
+    *,
+    base: str | Path | None = None,
+    sizes: AdaptSizes | None = None,
+    work: str | Path | None = None,
+    log: Callable[[str], None] | None = None,
+    progress: Callable[[str, float, float | None], None] | None = None,
+) -> AdaptResult:
+    """Fine-tune ``base`` (default: the shipped models/card-classes.onnx) on the deck in
+    ``deck_dir`` and write it to ``out`` (or, not accepted, beside it as ``*.rejected.onnx``).
+    ``work``: where data chunks and the checkpoint are kept (default ``<out>.work``; removed
+    when the run has finished). Raises :class:`AdaptError` on bad input or without torch."""
+    from vision.synth.decks import CARD_NAMES, load_deck
+
+    sizes = sizes or AdaptSizes()
+    log = log or (lambda m: print(m, file=sys.stderr))
+    progress = progress or _bar
+    started = time.time()
+    deck_dir, out = Path(deck_dir), Path(out)
+    if not (deck_dir / "deck.json").is_file():
+        raise AdaptError(
+            f"{deck_dir}: not a deck folder (no deck.json; make one from enrolment frames with "
+            "guandan vision deckfaces, or give a rendered deck's folder)"
+        )
+    deck = load_deck(deck_dir)
+    lacking = [c for c in CARD_NAMES if not (deck_dir / f"{c}.png").is_file()]
+    if lacking:
+        raise AdaptError(f"{deck_dir}: no face for {' '.join(lacking)}; all 54 are needed")
+    if not out.parent.is_dir():
+        raise AdaptError(f"{out}: the folder {out.parent} does not exist")
+    if out.suffix != ".onnx":
+        raise AdaptError(f"{out}: the adapted classifier is written as an .onnx file")
+    from vision.detector import DEFAULT_MODEL
+
+    base = Path(base) if base else DEFAULT_MODEL.parent / "card-classes.onnx"
+    if not base.is_file():
+        raise AdaptError(f"{base}: base classifier not found")
+    _need_torch()
+    import torch
+
+    from vision.crops import CROP_EXPAND
+
+    base_meta = _adapted_meta(base)
+    expand = float(base_meta.get("crop_expand", CROP_EXPAND))
+    work = Path(work) if work else out.with_name(out.name + ".work")
+    stamp = _stamp_of(deck_dir, base, sizes)
+    stamp_file = work / "stamp.json"
+    if work.exists() and stamp_file.exists():
+        if json.loads(stamp_file.read_text()) != stamp:
+            log(f"adapt: {work} holds another run (other deck, base or sizes): starting afresh")
+            shutil.rmtree(work)
+        else:
+            log(f"adapt: continuing the run in {work}")
+    work.mkdir(parents=True, exist_ok=True)
+    stamp_file.write_text(json.dumps(stamp))
+
+    (xtr, ytr), (xva, yva) = _make_data(deck_dir, work, sizes, expand, progress)
+    log(f"adapt: {deck.name}: {len(xtr)} training crops, {len(xva)} validation crops")
+    torch.set_num_threads(max(1, sizes.threads))
+    final_pt = _train(base, xtr, ytr, xva, yva, work, sizes, started, log, progress)
+
+    # export, then read the validation crops with both files as the runtime would
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}.onnx")
+    _export(final_pt, tmp, base_meta, expand)
+    base_acc = read_accuracy(base, xva, yva, sizes.threads)
+    new_acc = read_accuracy(tmp, xva, yva, sizes.threads)
+    accepted = new_acc >= base_acc
+    ck = torch.load(final_pt, map_location="cpu", weights_only=False)
+    seconds = time.time() - started
+    from vision.enrol import classifier_id
+    from vision.train.export import _stamp
+
+    _stamp(
+        tmp,
+        {
+            "guandan_adapted": "1",
+            "guandan_adapted_deck": deck.name,
+            "guandan_adapted_deck_id": stamp["deck"],
+            "guandan_adapted_from": f"{base.name} {classifier_id(base)}",
+            "guandan_adapted_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "guandan_adapted_accepted": "1" if accepted else "0",
+            "guandan_adapted_val": json.dumps(
+                {
+                    "crops": int(len(xva)),
+                    "base_acc": round(base_acc, 4),
+                    "adapted_acc": round(new_acc, 4),
+                    "train_crops": int(len(xtr)),
+                    "steps": int(ck.get("step", 0)),
+                    "seconds": round(seconds, 1),
+                    "seeds": {
+                        "val_scenes": SEED_VAL_SCENES + sizes.seed * 100_000,
+                        "train_scenes": SEED_TRAIN_SCENES + sizes.seed * 100_000,
+                        "corners": SEED_CORNERS + sizes.seed * 100_000,
+                    },
+                }
+            ),
+        },
+    )
+    rejected = out.with_name(out.name.removesuffix(".onnx") + ".rejected.onnx")
+    final = out if accepted else rejected
+    tmp.replace(final)
+    if accepted:
+        rejected.unlink(missing_ok=True)
+    shutil.rmtree(work, ignore_errors=True)
+    return AdaptResult(
+        final, accepted, base_acc, new_acc, len(xva), len(xtr), seconds, int(ck.get("step", 0))
+    )
+
+
+def _calibration(x: np.ndarray, n: int = 512) -> Any:
+    import torch
+
+    from vision.crops import classifier_input
+
+    rng = np.random.default_rng(0)
+    idx = np.sort(rng.choice(len(x), min(n, len(x)), replace=False))
+    return torch.from_numpy(classifier_input(x[idx]))
+
+
+def _train(
+    base: Path,
+    xtr: np.ndarray,
+    ytr: np.ndarray,
+    xva: np.ndarray,
+    yva: np.ndarray,
+    work: Path,
+    sizes: AdaptSizes,
+    started: float,
+    log: Callable[[str], None],
+    progress: Callable[[str, float, float | None], None],
+) -> Path:
+    """Fine-tune from ``base`` until the run's time is used (a checkpoint each minute, so a
+    rerun continues); returns the final checkpoint (the validation crops choose nothing: their
+    reading stays a fair figure)."""
+    import torch
+    import torch.nn.functional as F
+
+    from vision.crops import classifier_input
+    from vision.train.classifier import _augment, _lr_at, _targets, build_model, evaluate
+    from vision.train.warmstart import classifier_from_onnx
+
+    last, final = work / "last.pt", work / "final.pt"
+    if final.exists():
+        return final
+    if last.exists():
+        ck = torch.load(last, map_location="cpu", weights_only=False)
+        model = build_model()
+        model.load_state_dict(ck["model"])
+        opt = torch.optim.AdamW(model.parameters(), lr=sizes.lr, weight_decay=5e-4)
+        opt.load_state_dict(ck["opt"])
+        step, used_s, budget_s = int(ck["step"]), float(ck["used_s"]), float(ck["budget_s"])
+        log(f"adapt: resuming at step {step} ({used_s / 60:.1f} of {budget_s / 60:.1f} min)")
+    else:
+        model = classifier_from_onnx(base, _calibration(xtr))
+        opt = torch.optim.AdamW(model.parameters(), lr=sizes.lr, weight_decay=5e-4)
+        step, used_s = 0, 0.0
+        # the run's time, less what the data took and ~1 min for evaluation and export
+        budget_s = max(sizes.min_train_s, sizes.minutes * 60 - (time.time() - started) - 60)
+        log(f"adapt: base model reads {evaluate(model, xva, yva):.4f} of the validation crops")
+        log(f"adapt: fine-tuning for {budget_s / 60:.1f} min")
+    gen = torch.Generator().manual_seed(sizes.seed * 1000 + step)
+    rng = np.random.default_rng(sizes.seed * 1000 + step)
+    t0 = shown = saved = time.time()
+    start_s = used_s
+
+    def save(path: Path, acc: float = float("nan")) -> None:
+        state = {"model": model.state_dict(), "step": step, "used_s": used_s, "val_acc": acc}
+        state.update({"opt": opt.state_dict(), "budget_s": budget_s})
+        torch.save(state, path.with_suffix(".tmp"))
+        path.with_suffix(".tmp").replace(path)
+
+    model.train()
+    while used_s < budget_s:
+        for group in opt.param_groups:
+            group["lr"] = _lr_at(used_s / budget_s, sizes.lr, warmup=0.03)
+        idx = np.sort(rng.integers(0, len(xtr), sizes.batch))
+        xb = _augment(torch.from_numpy(classifier_input(xtr[idx])), gen)
+        r_t, s_t = _targets(torch.from_numpy(ytr[idx]))
+        r_logits, s_logits = model.heads(xb)
+        loss = F.cross_entropy(r_logits, r_t, label_smoothing=0.05) + 0.5 * F.cross_entropy(
+            s_logits, s_t, label_smoothing=0.05
+        )
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        now = time.time()
+        used_s = start_s + (now - t0)
+        if now - saved >= CHECKPOINT_S:  # an interrupted run loses at most this much
+            saved = now
+            save(last)
+        if now - shown >= 1.0:
+            shown = now
+            progress("fine-tuning", used_s / budget_s, budget_s - used_s + 30)
+    progress("fine-tuning", 1.0, 0.0)
+    acc = evaluate(model, xva, yva)
+    log(f"adapt: {step} steps, validation {acc:.4f} (torch)")
+    save(final, acc)
+    return final
+
+
+def _export(weights: Path, out: Path, base_meta: dict[str, str], expand: float) -> None:
+    from vision.train.config import TrainConfig
+    from vision.train.export import export_classifier
+
+    version = base_meta.get("guandan_version", "dev") + "+adapted"
+    cfg = TrainConfig(Path.cwd(), {"version": version, "data": {"crop_expand": expand}})
+    export_classifier(cfg, weights, out, log=lambda m: None)
