@@ -1,0 +1,368 @@
+"""The event's deck as faces, cut from the enrolment frames (issue 44).
+
+The frames of ``guandan vision enrol`` (each suit's 13 cards laid apart, face up, and the two
+jokers; vision/enrol.py) show every card of the deck whole. :func:`deck_from_enrolment` turns
+them into the synthetic renderer's deck folder (``<CARD>.png`` for the 54 cards, BGRA, and
+``deck.json`` with the corner-index box; vision/synth/decks.py ``load_deck``), which
+``guandan vision adapt`` (vision/adapt.py) renders scenes of to fine-tune the classifier.
+
+Per frame: the table's markers give the homography (vision/table.py ``calibrate``); the table
+is seen from above at ``PX_PER_MM``; every card-sized region that is not the bare table
+(vision/faces.py's test) is a card, its outline the smallest rectangle around it, cut upright
+(``FACE_W`` px wide) and white-balanced (its paper at ``PAPER``). Which card each is comes from
+the corner reader (the shipped detector and classifier): every corner index found inside the
+outline votes with the classifier's probabilities for the cards the frame may show (the rank
+counts whatever suit it read, as enrolment does), and the cards are named surest first. The two
+jokers, when their corners say nothing (a picture joker), are told apart by colour: the big
+joker (HR) is the colourful one.
+
+What goes wrong is said per frame and card: a card *missing* (no outline named it), *doubled*
+(two outlines read as it), *cut off* (an outline at the view's edge or of a part of a card) or
+*unreadable* (an outline no corner named); nothing is written unless all 54 faces are there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+__all__ = ["DeckFacesError", "DeckFaces", "cut_cards", "deck_from_enrolment", "write_deck"]
+
+#: the top-down view the cards are cut from (a kiosk camera gives ~0.8-1 px/mm: finer only
+#: interpolates, and keeps the cut from losing what there is)
+PX_PER_MM = 3.0
+#: width of a written face (px; the renderer resizes faces to the size it draws)
+FACE_W = 180
+#: the paper's brightness after white balance (the renderer's own light is applied on top)
+PAPER = 240.0
+#: a card's area on the table, mm^2 (63 x 88 = 5,544; a marker is 3,600 but square)
+CARD_AREA = (3800.0, 7500.0)
+#: a region of at least this much of a card's area that is not a whole card is a cut-off card
+PART_AREA = 1200.0
+RANKS = "23456789TJQKA"
+#: cut this far inside the card's outline (mm)
+RIM_MM = 1.0
+
+
+class DeckFacesError(ValueError):
+    """Enrolment frames that do not give a whole deck (the message names frames and cards)."""
+
+
+@dataclass
+class CardCut:
+    picture: np.ndarray  # BGR, upright, FACE_W wide
+    outline_mm: np.ndarray  # 4 x 2, table mm
+    cut_off: bool = False
+
+
+@dataclass
+class DeckFaces:
+    faces: dict[str, np.ndarray] = field(default_factory=dict)  # card -> BGR upright face
+    problems: list[str] = field(default_factory=list)
+    frames: list[str] = field(default_factory=list)
+
+    def missing(self) -> list[str]:
+        from vision.synth.decks import CARD_NAMES
+
+        return [c for c in CARD_NAMES if c not in self.faces]
+
+
+def _white_balance(face: np.ndarray) -> np.ndarray:
+    """Scale each colour so the paper (the brightest fifth of the face) is ``PAPER``."""
+    f = face.astype(np.float32)
+    grey = f.mean(axis=2)
+    paper = grey >= np.quantile(grey, 0.8)
+    level = f[paper].mean(axis=0)
+    return np.clip(f * (PAPER / np.maximum(level, 1.0)), 0, 255).astype(np.uint8)
+
+
+def cut_cards(image: np.ndarray, calibration: Any) -> tuple[list[CardCut], list[str]]:
+    """The cards lying apart in one frame: upright faces and outlines; and a note for each
+    region that looks like part of a card (cut off by the view, or covered)."""
+    from vision.faces import _not_table, table_view
+
+    g = calibration.geometry
+    view = table_view(image, calibration, (0.0, 0.0, g.width_mm, g.height_mm), PX_PER_MM)
+    # in view px: the image's own border, so a card running out of the camera's view is cut off
+    h_img, w_img = image.shape[:2]
+    inside = np.full(image.shape[:2], 255, np.uint8)
+    inside = table_view(inside, calibration, (0.0, 0.0, g.width_mm, g.height_mm), PX_PER_MM)
+    small = cv2.resize(view, None, fx=1 / PX_PER_MM, fy=1 / PX_PER_MM, interpolation=cv2.INTER_AREA)
+    blur = cv2.GaussianBlur(small, (5, 5), 0)
+    table = np.median(blur.reshape(-1, 3), axis=0)
+    fg = _not_table(blur, table).astype(np.uint8)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+    cuts: list[CardCut] = []
+    notes: list[str] = []
+    hv, wv = fg.shape
+    for i in range(1, n):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        if area < PART_AREA:
+            continue
+        pts = np.column_stack(np.nonzero(labels == i)[::-1]).astype(np.float32)
+        (cx, cy), (w, h), ang = cv2.minAreaRect(pts)
+        if w > h:
+            w, h, ang = h, w, ang + 90.0
+        aspect = h / max(w, 1.0)
+        if aspect <= 1.15 and area >= 0.8 * w * h:  # a filled square: a marker, never a card
+            continue
+        at_edge = x <= 1 or y <= 1 or x + bw >= wv - 1 or y + bh >= hv - 1
+        whole = CARD_AREA[0] <= area <= CARD_AREA[1] and 1.25 <= aspect <= 1.6
+        if not whole:
+            what = "touching cards" if area > CARD_AREA[1] else "part of a card"
+            notes.append(f"{what} at {cx:.0f}, {cy:.0f} mm on the table ({area:.0f} mm^2)")
+            continue
+        # the outline less a rim (the felt's colour bleeds into the card's edge pixels)
+        box = cv2.boxPoints(((cx, cy), (w - 2 * RIM_MM, h - 2 * RIM_MM), ang))
+        # upright: the corner with the smallest x + y of the rotated frame first
+        rect = _order(box)
+        fh = int(round(FACE_W * (h - 2 * RIM_MM) / (w - 2 * RIM_MM)))
+        dst = np.float32([[0, 0], [FACE_W - 1, 0], [FACE_W - 1, fh - 1], [0, fh - 1]])
+        m = cv2.getPerspectiveTransform(np.float32(rect * PX_PER_MM), dst)
+        pic = cv2.warpPerspective(view, m, (FACE_W, fh), flags=cv2.INTER_AREA)
+        seen = cv2.warpPerspective(inside, m, (FACE_W, fh), flags=cv2.INTER_NEAREST)
+        cut = at_edge or float((seen > 0).mean()) < 0.98
+        cuts.append(CardCut(_white_balance(pic), rect, cut))
+    del h_img, w_img
+    return cuts, notes
+
+
+def _order(box: np.ndarray) -> np.ndarray:
+    """A rectangle's corners as top-left, top-right, bottom-right, bottom-left of the card held
+    upright (portrait): the long sides are the card's sides; of the two ways up, the one whose
+    top-left corner is nearest the view's top-left (a face turned half-way looks the same)."""
+    pts = np.asarray(box, np.float64)
+    best: np.ndarray | None = None
+    for k in range(4):
+        r = np.roll(pts, -k, axis=0)
+        top = np.linalg.norm(r[1] - r[0])
+        side = np.linalg.norm(r[3] - r[0])
+        if side < top:  # not portrait this way
+            continue
+        # clockwise in image coordinates (y down): tl -> tr goes right of tl -> bl
+        v1, v2 = r[1] - r[0], r[3] - r[0]
+        if v1[0] * v2[1] - v1[1] * v2[0] < 0:
+            r = r[[0, 3, 2, 1]]
+        if best is None or r[0].sum() < best[0].sum():
+            best = r
+    assert best is not None
+    return best
+
+
+def _candidates(kind: str) -> list[str]:
+    return ["SB", "HR"] if kind == "J" else [kind + r for r in RANKS]
+
+
+def _read(reader: Any, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The corner boxes of a frame and the classifier's probabilities (its sure "none"
+    corners dropped), as enrolment reads them."""
+    from vision.crops import NONE_CLASS
+
+    names = list(reader.class_names)
+    boxes, scores = reader.corners(image)
+    boxes = boxes[scores >= reader.conf]
+    if not len(boxes):
+        return boxes, np.zeros((0, len(names)), np.float32)
+    probs, _ = reader.classify_with_features(image, boxes, rotations=4)
+    if NONE_CLASS in names:
+        keep = probs[:, names.index(NONE_CLASS)] < 0.5
+        boxes, probs = boxes[keep], probs[keep]
+    return boxes, probs
+
+
+def _votes(
+    names: Sequence[str],
+    boxes: np.ndarray,
+    probs: np.ndarray,
+    calibration: Any,
+    cuts: list[CardCut],
+    kind: str,
+) -> np.ndarray:
+    """Per cut card, the log-probability of each candidate card from the corners inside it."""
+    names = list(names)
+    cands = _candidates(kind)
+    if kind == "J":
+        cols = [[names.index("SB")], [names.index("HR")]]
+    else:
+        cols = [[names.index(s + r) for s in "SHCD"] for r in RANKS]
+    votes = np.zeros((len(cuts), len(cands)))
+    if not len(boxes) or not cuts:
+        return votes
+    centres = np.column_stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2])
+    mm = calibration.to_table(centres)
+    for p, at in zip(probs, mm, strict=True):
+        q = np.array([p[c].sum() for c in cols])
+        q = q / max(float(q.sum()), 1e-12)
+        for k, cut in enumerate(cuts):
+            poly = cut.outline_mm.astype(np.float32).reshape(-1, 1, 2)
+            if cv2.pointPolygonTest(poly, (float(at[0]), float(at[1])), False) >= 0:
+                votes[k] += np.log(q + 1e-3)
+                break
+    return votes
+
+
+def _colourful(face: np.ndarray) -> float:
+    hsv = cv2.cvtColor(face, cv2.COLOR_BGR2HSV)
+    return float((hsv[..., 1] > 90).mean())
+
+
+def _name(
+    votes: np.ndarray, cuts: list[CardCut], kind: str, where: str
+) -> tuple[dict[str, np.ndarray], list[str]]:
+    """Each cut card its candidate, surest first; the problems of the frame."""
+    cands = _candidates(kind)
+    problems: list[str] = []
+    named: dict[str, np.ndarray] = {}
+    read = np.abs(votes).sum(axis=1) > 0  # at least one corner voted
+    if kind == "J" and len(cuts) == 2 and not read.all():
+        # a picture joker: the big joker (HR) is the colourful one
+        order = sorted(range(2), key=lambda k: _colourful(cuts[k].picture))
+        votes = votes.copy()
+        for k, card in zip(order, ("SB", "HR"), strict=True):
+            if not read[k]:
+                votes[k, cands.index(card)] = -0.01
+                votes[k, 1 - cands.index(card)] = -5.0
+        read[:] = True
+    p = np.exp(votes - votes.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    taken: dict[str, int] = {}
+    pairs = sorted(
+        ((float(p[k, j]), k, j) for k in range(len(cuts)) if read[k] for j in range(len(cands))),
+        reverse=True,
+    )
+    done: set[int] = set()
+    for pr, k, j in pairs:
+        if k in done or cands[j] in taken:
+            continue
+        if pr < 0.05:
+            break
+        taken[cands[j]] = k
+        done.add(k)
+    for k, cut in enumerate(cuts):
+        if not read[k]:
+            problems.append(f"{where}: a card no corner index could be read on is unreadable")
+            continue
+        best = cands[int(np.argmax(p[k]))]
+        if k not in done:
+            problems.append(f"{where}: {best} is doubled (two cards read as {best})")
+            continue
+        card = next(c for c, kk in taken.items() if kk == k)
+        if cut.cut_off:
+            problems.append(f"{where}: {card} is cut off (not wholly in the camera's view)")
+            continue
+        named[card] = cut.picture
+    return named, problems
+
+
+def deck_from_enrolment(
+    reader: Any,
+    shots: Sequence[tuple[np.ndarray, str]],
+    frames: Sequence[str] | None = None,
+    log: Any = None,
+    check: bool = True,
+) -> DeckFaces:
+    """The deck's faces from enrolment ``(frame, kind)`` shots (kind ``S H C D J``), read with
+    ``reader`` (vision.detector.enrolment_detector()). Problems are collected, not raised;
+    ``check``: also enrolment's own checks of each frame (vision/enrolcheck.py: markers out of
+    view, blurred, the wrong suit, both decks' cards, the same frame twice)."""
+    from vision.enrol import SHOT_KINDS
+    from vision.enrolcheck import (
+        FrameReading,
+        blur_problem,
+        cross_frame_problem,
+        frame_digest,
+        frame_problem,
+        marker_problem,
+    )
+    from vision.table import TableError, calibrate
+
+    out = DeckFaces(frames=[str(f) for f in frames] if frames else [])
+    readings = []
+    for k, (image, kind) in enumerate(shots):
+        named = f", {frames[k]}" if frames is not None and k < len(frames) else ""
+        where = f"frame {k + 1} ({SHOT_KINDS.get(kind, kind)}{named})"
+        if kind not in SHOT_KINDS:
+            out.problems.append(f"{where}: kind {kind!r} is not a suit frame or the jokers")
+            continue
+        width = 0.0
+        if check:
+            problem, width = marker_problem(image, where)
+            if problem:
+                out.problems.append(problem)
+                continue
+        try:
+            cal = calibrate(image)
+        except TableError as exc:
+            out.problems.append(f"{where}: the table's markers: {exc}")
+            continue
+        boxes, probs = _read(reader, image)
+        if check:
+            reading = FrameReading(where, kind, probs, reader.class_names, frame_digest(image))
+            problem = blur_problem(where, width, reading.unsure_cards())
+            problem = problem or frame_problem(reading, 2)
+            if problem:
+                out.problems.append(problem)
+                continue
+            readings.append(reading)
+        cuts, notes = cut_cards(image, cal)
+        out.problems += [f"{where}: {n}" for n in notes]
+        votes = _votes(reader.class_names, boxes, probs, cal, cuts, kind)
+        faces, problems = _name(votes, cuts, kind, where)
+        out.problems += problems
+        for card, face in faces.items():
+            if card in out.faces:
+                out.problems.append(f"{where}: {card} is doubled (also in an earlier frame)")
+            out.faces[card] = face
+        if log:
+            log(f"{where}: {len(cuts)} cards cut, {len(faces)} named: {' '.join(sorted(faces))}")
+    problem = cross_frame_problem(readings) if check else None
+    if problem:
+        out.problems.append(problem)
+    return out
+
+
+def write_deck(faces: DeckFaces, out: str | Path, name: str) -> Path:
+    """Write the deck folder (54 faces + deck.json) to ``out``, whole or not at all: a card
+    missing, or any problem, raises DeckFacesError naming them all."""
+    from vision.synth.decks import measure_index_box
+
+    out = Path(out)
+    missing = faces.missing()
+    problems = list(faces.problems)
+    if missing:
+        problems.append(f"missing: {' '.join(missing)} (no frame showed them whole and read)")
+    if problems:
+        raise DeckFacesError(
+            "the deck's faces are not complete, nothing written: " + "; ".join(problems)
+        )
+    if not out.parent.is_dir():
+        raise DeckFacesError(f"{out}: the folder {out.parent} does not exist")
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    bgra = {}
+    for card, face in faces.faces.items():
+        a = np.dstack([face, np.full(face.shape[:2], 255, np.uint8)])
+        bgra[card] = a
+        cv2.imwrite(str(tmp / f"{card}.png"), a)
+    meta = {
+        "name": name,
+        "index_box": [round(v, 4) for v in measure_index_box(bgra)],
+        "source": "enrolment frames",
+        "frames": faces.frames,
+    }
+    (tmp / "deck.json").write_text(json.dumps(meta, indent=1))
+    if out.exists():
+        shutil.rmtree(out)
+    tmp.rename(out)
+    return out
