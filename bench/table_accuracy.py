@@ -189,6 +189,7 @@ def game(
     tmp: Path,
     enrolled: bool = False,
     det_cache: bool = False,
+    adapted: str | None = None,
 ) -> dict[str, object]:
     from kiosk.replay import replay
 
@@ -200,6 +201,15 @@ def game(
     ref = Referee(prof)
     ref.feed_all(truth)
     deck_profile = enrol_deck(info.deck, seed, tmp) if enrolled else None
+    deck_arg: object = deck_profile
+    if adapted:  # the classifier adapted to the deck (vision/adapt.py), with the game's profile
+        from vision.adapt import deck_reader, with_adapted
+
+        deck_arg = (
+            with_adapted(deck_profile, Path(adapted))
+            if deck_profile is not None
+            else deck_reader(adapted)
+        )
     cached = None
     if det_cache:
         from vision.pipeline import resolve_detector
@@ -210,7 +220,7 @@ def game(
         res = replay(out, profile=prof, detector=cached)
         cached.save()
     else:
-        res = replay(out, profile=prof, detector=detector, deck=deck_profile)
+        res = replay(out, profile=prof, detector=detector, deck=deck_arg)
     # the events in effect: a correction (the referee's second look at a play, or a person's)
     # replaces the events from the one it names on
     effective = effective_events(res.events)
@@ -298,6 +308,7 @@ def game(
         "gaps": len(rep.gaps),
         "suit_weights": rep.suit_weights,
         "enrol_weight": None if deck_profile is None else str(deck_profile.weight),  # type: ignore[attr-defined]
+        "adapted": Path(adapted).name if adapted else None,
         "det_cache": None if cached is None else {"hits": cached.hits, "misses": cached.misses},
         "warnings": rep.warnings,
         "misses": misses,
@@ -354,6 +365,13 @@ def main() -> int:
         "must not end its deals on fouls)",
     )
     ap.add_argument(
+        "--adapted",
+        metavar="FILE",
+        help="with --detector model: read with this classifier adapted to the games' deck "
+        "(guandan vision adapt; pick its deck with --decks); with --enrol each game's profile "
+        "goes with it (vision/adapt.py with_adapted)",
+    )
+    ap.add_argument(
         "--misses",
         action="store_true",
         help="after each game, one line per stretch where its plays differ from the truth's",
@@ -361,6 +379,8 @@ def main() -> int:
     args = ap.parse_args()
     if args.det_cache and not (args.keep and args.detector == "model"):
         raise SystemExit("--det-cache needs --detector model and --keep DIR (answers lie there)")
+    if args.adapted and (args.detector != "model" or args.det_cache):
+        raise SystemExit("--adapted needs --detector model, and no --det-cache")
     if args.enrol and args.detector != "model":
         raise SystemExit("--enrol needs --detector model (the oracle reads no cards)")
     only = set(args.decks.split(",")) if args.decks else None
@@ -400,6 +420,7 @@ def main() -> int:
                 tmp,
                 args.enrol,
                 args.det_cache,
+                args.adapted,
             )
             lat = row.pop("latency")
             assert isinstance(lat, list)

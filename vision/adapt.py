@@ -59,6 +59,7 @@ __all__ = [
     "adapted_beside",
     "deck_reader",
     "read_accuracy",
+    "with_adapted",
 ]
 
 #: an adapted classifier beside ``deck.json`` is ``deck.classes.onnx``
@@ -145,7 +146,7 @@ def deck_reader(deck: Any) -> DeckReader:
     path (with the adapted classifier beside it, :func:`adapted_beside`, when ``adapt`` wrote
     one) or an adapted classifier ``.onnx``. Raises ``vision.enrol.EnrolError`` /
     :class:`AdaptError` (ValueErrors) naming the file."""
-    from vision.enrol import DeckProfile, classifier_id
+    from vision.enrol import DeckProfile
 
     if deck is None or isinstance(deck, DeckReader):
         return deck if deck is not None else DeckReader(None)
@@ -179,10 +180,20 @@ def deck_reader(deck: Any) -> DeckReader:
             f"{adapted}: found beside the deck profile {path} but not an accepted adapted "
             "classifier; remove it or run guandan vision adapt again"
         )
-    # the prototypes are embeddings of the base classifier: not used with another one (weight
-    # 0); the suit templates and face pictures are the deck's own pixels and still count
-    rebound = dataclasses.replace(profile, classifier=classifier_id(adapted), weight=0.0)
-    return DeckReader(rebound, adapted, str(path))
+    return with_adapted(profile, adapted, str(path))
+
+
+def with_adapted(profile: Any, classifier: Path, source: str = "") -> DeckReader:
+    """Read with the adapted ``classifier`` and what of the deck ``profile`` (None: none) still
+    applies: its prototypes are embeddings of the base classifier, so they are not used with
+    another one (weight 0); its suit templates and face pictures are the deck's own pixels and
+    still count."""
+    from vision.enrol import classifier_id
+
+    if profile is None:
+        return DeckReader(None, Path(classifier), source or str(classifier))
+    rebound = dataclasses.replace(profile, classifier=classifier_id(classifier), weight=0.0)
+    return DeckReader(rebound, Path(classifier), source or profile.name)
 
 
 def _figures(meta: dict[str, str]) -> str:
