@@ -64,3 +64,28 @@ def test_augment_stretches_only_when_asked() -> None:
     plain = ratios(_augment(x.clone(), torch.Generator().manual_seed(4)))
     assert np.median(ratios(a)) < 1.05 and np.median(plain) < 1.05
     assert np.median(ratios(c)) > 1.1
+
+
+def test_dark_deck_and_speckles_only_on_their_share() -> None:
+    torch = pytest.importorskip("torch")
+    from vision.train.real import _darken, _speckle
+
+    x = torch.full((32, 3, 48, 48), 0.9)  # white paper (BGR)
+    x[:, :, 10:20, 10:20] = 0.05  # black ink
+    x[:, 0:2, 30:40, 30:40] = 0.1  # red ink: blue and green low
+    x[:, 2, 30:40, 30:40] = 0.85
+    assert torch.equal(_darken(x, torch.Generator().manual_seed(0), 0.0), x)
+    d = _darken(x, torch.Generator().manual_seed(0), 1.0)
+    paper, black, red = d[:, :, 2, 2], d[:, :, 15, 15], d[:, :, 35, 35]
+    assert (paper.mean(1) < 0.2).all()  # the paper goes dark
+    assert (black.mean(1) > 0.6).all()  # black ink silver
+    # red ink gold: red over green over blue, and light
+    assert (red[:, 2] > red[:, 1]).all() and (red[:, 1] > red[:, 0]).all()
+    assert (red.mean(1) > 0.4).all()
+    half = _darken(x, torch.Generator().manual_seed(0), 0.5)
+    changed = (half - x).abs().flatten(1).max(1).values > 0.1
+    assert 5 < int(changed.sum()) < 27
+    s = _speckle(x, torch.Generator().manual_seed(0), 1.0)
+    hits = ((s - x).abs() > 0.05).any(1).float().mean((1, 2))
+    assert float(hits.max()) <= 0.03 and float(hits.mean()) > 0.002
+    assert torch.equal(_speckle(x, torch.Generator().manual_seed(0), 0.0), x)
