@@ -1,6 +1,6 @@
 """Cards lying in a seat's play zone that the camera reads anew in another suit (``played`` with
 ``was``): the referee takes the new reading only where it fits the table better
-(engine/referee.py ``Referee._relabel``)."""
+(engine/decoder.py ``Decoder._relabel``)."""
 
 from __future__ import annotations
 
