@@ -19,26 +19,36 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("tournament") as batch:
-        batch.alter_column(
+    # Plain ALTER TABLE ... ADD COLUMN: no table copy. On SQLite a batch copy of ``tournament``
+    # drops the old table, and with foreign keys on that deletes every table, pair and round
+    # of it through ON DELETE CASCADE. SQLite does not enforce a VARCHAR's length, so the
+    # wider ``format`` is PostgreSQL's only.
+    op.add_column("tournament", sa.Column("groups", sa.Integer(), nullable=True))
+    op.add_column("tournament", sa.Column("advance", sa.Integer(), nullable=True))
+    if op.get_bind().dialect.name != "sqlite":
+        op.alter_column(
+            "tournament",
             "format",
             existing_type=sa.String(length=16),
             type_=sa.String(length=32),
             existing_nullable=False,
             existing_server_default="swiss",
         )
-        batch.add_column(sa.Column("groups", sa.Integer(), nullable=True))
-        batch.add_column(sa.Column("advance", sa.Integer(), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("tournament") as batch:
-        batch.drop_column("advance")
-        batch.drop_column("groups")
-        batch.alter_column(
+    if op.get_bind().dialect.name != "sqlite":
+        op.alter_column(
+            "tournament",
             "format",
             existing_type=sa.String(length=32),
             type_=sa.String(length=16),
             existing_nullable=False,
             existing_server_default="swiss",
         )
+    if op.get_bind().dialect.name == "sqlite":  # in place (SQLite >= 3.35), no table copy
+        op.execute("ALTER TABLE tournament DROP COLUMN advance")
+        op.execute("ALTER TABLE tournament DROP COLUMN groups")
+    else:
+        op.drop_column("tournament", "advance")
+        op.drop_column("tournament", "groups")
