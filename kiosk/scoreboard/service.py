@@ -1168,14 +1168,15 @@ def _first_round_pairs(s: Session, t: Tournament) -> list[int] | None:
     return sorted(out)
 
 
-def _schedule_field(s: Session, t: Tournament, what: str) -> list[int]:
+def _schedule_field(s: Session, t: Tournament, what: str, refuse_late: bool = True) -> list[int]:
     """The pairs a fixed schedule (round robin, groups) is made of: round 1's, before it the
-    pairs not withdrawn; a pair added after round 1 is refused (it has no place in it)."""
+    pairs not withdrawn; a pair added after round 1 is refused (it has no place in it), or
+    left out with ``refuse_late=False`` (the pages and standings)."""
     pairs = _pairs_by_number(s, t.id)
     first = _first_round_pairs(s, t)
     field_ = first if first is not None else sorted(n for n, p in pairs.items() if not p.withdrawn)
     late = sorted(n for n, p in pairs.items() if not p.withdrawn and n not in field_)
-    if late:
+    if late and refuse_late:
         raise ApiError(
             422,
             f"pair(s) {', '.join(map(str, late))} joined after round 1 of the {what} and "
@@ -1223,9 +1224,9 @@ def repechage_round(s: Session, t: Tournament) -> list[tuple[str | None, int, in
     return _on_tables(s, t, plan, f"round {len(rounds) + 1} of the {what}")
 
 
-def tournament_groups(s: Session, t: Tournament) -> dict[str, list[int]]:
+def tournament_groups(s: Session, t: Tournament, refuse_late: bool = True) -> dict[str, list[int]]:
     """A group stage's groups (``formats.assign_groups`` on the schedule's field)."""
-    field_ = _schedule_field(s, t, "group stage")
+    field_ = _schedule_field(s, t, "group stage", refuse_late)
     try:
         groups = formats.assign_groups(field_, t.groups or formats.DEFAULT_GROUPS)
         formats.check_advance(groups, t.advance or formats.DEFAULT_ADVANCE)
@@ -1237,7 +1238,7 @@ def tournament_groups(s: Session, t: Tournament) -> dict[str, list[int]]:
 def _group_setup(s: Session, t: Tournament) -> tuple[dict[str, list[int]], int] | None:
     """(groups, rounds of the group stage), or None where no groups can be made yet."""
     try:
-        groups = tournament_groups(s, t)
+        groups = tournament_groups(s, t, refuse_late=False)
     except ApiError:
         return None
     return groups, len(formats.group_schedule(groups))

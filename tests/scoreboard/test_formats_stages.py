@@ -233,6 +233,19 @@ def test_groups_then_knockout_from_the_api(server: Server) -> None:
             else:
                 _lower_wins(c, ms)
             _close(c, tid, n)
+            if n == 1:  # a pair added after round 1 has no group: refused, the page stays
+                late = c.post(f"/api/v1/tournaments/{tid}/pairs", json={"name": "迟到"}).json()
+                r = c.post(f"/api/v1/tournaments/{tid}/rounds", json={})
+                assert r.status_code == 422
+                assert (
+                    f"pair(s) {late['number']} joined after round 1 of the group stage"
+                    in (r.json()["detail"])
+                )
+                assert c.get(f"/api/v1/tournaments/{tid}/groups").status_code == 200
+                r = c.patch(
+                    f"/api/v1/tournaments/{tid}/pairs/{late['number']}", json={"withdrawn": True}
+                )
+                assert r.status_code == 200, r.text
         g = c.get(f"/api/v1/tournaments/{tid}/groups").json()
         assert g["group_rounds"] == 3 and not g["knockout_started"]
         table = {x["group"]: x["standings"] for x in g["table"]}
@@ -259,7 +272,8 @@ def test_groups_then_knockout_from_the_api(server: Server) -> None:
         st = c.get(f"/api/v1/tournaments/{tid}/standings").json()
         order = [x["pair"] for x in st["standings"]]
         assert order[0] == 1 and sorted(order[:4]) == [1, 2, 5, 6]
-        assert sorted(order[4:6]) == [3, 7] and sorted(order[6:]) == [4, 8]  # by group place
+        assert sorted(order[4:6]) == [3, 7] and sorted(order[6:8]) == [4, 8]  # by group place
+        assert order[8:] == [9]  # the withdrawn late pair, in no group
         assert "place in its group (pairs not in the knockout)" in st["tie_breaks"]
         places = c.get(f"/api/v1/tournaments/{tid}/bracket").json()["places"]
         assert places["1"] == 1
