@@ -2041,8 +2041,11 @@ def export_json(s: Session, t: Tournament) -> dict[str, Any]:
             "name": t.name,
             "profile": t.profile,
             "format": t.format,
+            "groups": t.groups,
+            "advance": t.advance,
             "lots_seed": t.lots_seed,
         },
+        "group_stage": groups_json(s, t),
         "pairs": [
             {"number": p.number, "name": p.name, "players": p.players, "club": p.club}
             for p in pairs

@@ -289,6 +289,8 @@ def test_groups_then_knockout_from_the_api(server: Server) -> None:
             assert "groups" in parts["parts"] and not parts["missing"]
         r = c.get(f"/api/v1/tournaments/{tid}/groups")
         assert r.status_code == 200
+        exp = c.get(f"/api/v1/tournaments/{tid}/export.json").json()
+        assert exp["tournament"]["groups"] == 2 and exp["group_stage"]["table"] == r.json()["table"]
         other = _post_tournament(c, "swiss", tables=1, pairs=2)
         r = c.get(f"/api/v1/tournaments/{other['id']}/groups")
         assert r.status_code == 404 and "no group stage" in r.json()["detail"]
