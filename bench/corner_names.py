@@ -22,6 +22,7 @@ Per game one JSON line, then a total per deck:
   pipeline's hardest call on ``plastic``).
 
     python bench/corner_names.py [--games 10] [--seed 9401] [--decks plastic] [--keep DIR]
+        [--enrol] [--adapted deck.classes.onnx]
 """
 
 from __future__ import annotations
@@ -55,7 +56,12 @@ def error_kind(truth: str, got: str) -> str | None:
 
 
 def read_game(
-    video: Path, plain: Any, enrolled: Any | None, every: float, deck: str = ""
+    video: Path,
+    plain: Any,
+    enrolled: Any | None,
+    every: float,
+    deck: str = "",
+    adapted: Any | None = None,
 ) -> dict[str, Any]:
     import cv2
     import numpy as np
@@ -76,6 +82,9 @@ def read_game(
     row: dict[str, Any] = {"corners": 0, "right": 0, "right_enrolled": 0}
     errs: Counter[str] = Counter()
     errs_enrolled: Counter[str] = Counter()
+    errs_adapted: Counter[str] = Counter()
+    if adapted is not None:
+        row["right_adapted"] = 0
     black = black_ok = 0
     i = 0
     try:
@@ -94,6 +103,8 @@ def read_game(
             readers = [(plain, errs, "right")]
             if enrolled is not None:
                 readers.append((enrolled, errs_enrolled, "right_enrolled"))
+            if adapted is not None:
+                readers.append((adapted, errs_adapted, "right_adapted"))
             for det, counter, key in readers:
                 probs = det.classify(image, boxes)
                 for card, p in zip(truth, probs, strict=True):
@@ -114,6 +125,8 @@ def read_game(
         row["errors_enrolled"] = dict(errs_enrolled)
     else:
         row.pop("right_enrolled")
+    if adapted is not None:
+        row["errors_adapted"] = dict(errs_adapted)
     row["black_corners"], row["black_right"] = black, black_ok
     row["black_suit_right"] = round(black_ok / black, 4) if black else None
     return row
@@ -134,6 +147,12 @@ def main() -> int:
     ap.add_argument("--every", type=float, default=2.0, help="seconds of video between frames")
     ap.add_argument("--enrol", action="store_true", help="also read with the deck enrolled")
     ap.add_argument("--keep", help="the renders' folder (bench/table_accuracy.py --keep)")
+    ap.add_argument(
+        "--adapted",
+        metavar="FILE",
+        help="also read with this classifier adapted to the games' deck (guandan vision adapt; "
+        "its deck picked with --decks), alone: right_adapted",
+    )
     args = ap.parse_args()
     if not DEFAULT_MODEL.exists():
         print(json.dumps({"figure": "skipped", "reason": f"{DEFAULT_MODEL} not shipped yet"}))
@@ -157,16 +176,24 @@ def main() -> int:
             enrolled = None
             if args.enrol:
                 enrolled = resolve_detector("model", video, bench.enrol_deck(deck, seed, tmp))
-            row = read_game(video, plain, enrolled, args.every, deck)
+            adapted = None
+            if args.adapted:
+                from vision.adapt import deck_reader
+
+                adapted = resolve_detector("model", video, deck_reader(args.adapted))
+            row = read_game(video, plain, enrolled, args.every, deck, adapted)
             print(json.dumps({"figure": "game", "seed": seed, "deck": deck, **row}), flush=True)
             t = totals.setdefault(deck, Counter())
-            for key in ("corners", "right", "right_enrolled", "black_corners", "black_right"):
+            keys = ("corners", "right", "right_enrolled", "right_adapted")
+            for key in (*keys, "black_corners", "black_right"):
                 t[key] += int(row.get(key) or 0)
     for deck, t in totals.items():
         out: dict[str, Any] = {"figure": "deck", "deck": deck, "corners": t["corners"]}
         out["right"] = round(t["right"] / max(t["corners"], 1), 4)
         if args.enrol:
             out["right_enrolled"] = round(t["right_enrolled"] / max(t["corners"], 1), 4)
+        if args.adapted:
+            out["right_adapted"] = round(t["right_adapted"] / max(t["corners"], 1), 4)
         if t["black_corners"]:
             out["black_suit_right"] = round(t["black_right"] / t["black_corners"], 4)
         print(json.dumps(out), flush=True)
