@@ -286,3 +286,66 @@ def test_group_stage_fits_and_speaks_one_language(
         assert not re.findall(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+", text), text
     else:
         assert not re.findall(r"[A-Za-z]{2,}", text), text
+
+
+REP_NAMES = [f"Rp{i}" for i in range(1, 7)]
+
+
+def _repechage_tournament(srv: Server) -> int:
+    """A knockout with repechage (002 第三篇) of six pairs, made up to its repechage."""
+    with srv.client() as c:
+        tid = next(
+            (t["id"] for t in c.get("/api/v1/tournaments").json() if t["name"] == "附加赛杯"),
+            None,
+        )
+        if tid is not None:
+            return int(tid)
+        r = c.post("/api/v1/tournaments", json={"name": "附加赛杯", "format": "knockout_repechage"})
+        tid = r.json()["id"]
+        for code in ("R1", "R2", "R3"):
+            c.post(f"/api/v1/tournaments/{tid}/tables", json={"id": code})
+        for n in REP_NAMES:
+            c.post(f"/api/v1/tournaments/{tid}/pairs", json={"name": n})
+        for n in (1, 2):
+            ms = c.post(f"/api/v1/tournaments/{tid}/rounds", json={}).json()["matches"]
+            for m in ms:
+                c.post(f"/api/v1/matches/{m['id']}/override", json={"result": "ew"})
+            c.post(f"/api/v1/tournaments/{tid}/rounds/{n}/close", json={})
+        assert c.post(f"/api/v1/tournaments/{tid}/rounds", json={}).status_code == 201
+    return int(tid)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_repechage_bracket_fits_and_speaks_one_language(
+    board: tuple[Server, dict[str, Any]],
+    browser: Browser,
+    tmp_path: Path,
+    width: int,
+    height: int,
+    lang: str,
+) -> None:
+    """The repechage's round (附加赛) and the pair that sat a round out into it, in the
+    bracket: no sideways scroll, meetings not overlapping, catalogue text only."""
+    srv, _b = board
+    tid = _repechage_tournament(srv)
+    browser.open(f"{srv.url}/scoreboard/{tid}?lang={lang}", width, height, settle=1.5)
+    browser.screenshot(tmp_path / f"repechage-{width}-{lang}.png")
+    assert browser.js("document.documentElement.getAttribute('data-i18n-missing')") is None
+    assert browser.js("document.documentElement.scrollWidth") <= width, "the page scrolls sideways"
+    boxes = browser.boxes([".bracket", ".bround", ".bmatch", ".bmatch.stage-repechage"])
+    assert len(boxes[".bround"]) == 3 and len(boxes[".bmatch"]) == 3 + 2 + 1
+    assert len(boxes[".bmatch.stage-repechage"]) == 1
+    _inside(boxes[".bracket"][0], width, ".bracket")
+    matches = boxes[".bmatch"]
+    for i, x in enumerate(matches):
+        for y in matches[i + 1 :]:
+            assert not _overlap(x, y), (x, y)
+    text = browser.js(TEXT_JS)
+    for d in [*REP_NAMES, "附加赛杯", "swiss-421"]:
+        text = text.replace(d, " ")
+    assert {"zh": "本轮轮空，进入附加赛", "en": "into the repechage"}[lang] in text
+    if lang == "en":
+        assert not re.findall(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+", text), text
+    else:
+        assert not re.findall(r"[A-Za-z]{2,}", text), text
