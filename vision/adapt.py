@@ -413,7 +413,7 @@ def adapt(
     if work.exists() and stamp_file.exists():
         if json.loads(stamp_file.read_text()) != stamp:
             log(f"adapt: {work} holds another run (other deck, base or sizes): starting afresh")
-            shutil.rmtree(work)
+            _clean(work)
         else:
             log(f"adapt: continuing the run in {work}")
     work.mkdir(parents=True, exist_ok=True)
@@ -466,10 +466,21 @@ def adapt(
     tmp.replace(final)
     if accepted:
         rejected.unlink(missing_ok=True)
-    shutil.rmtree(work, ignore_errors=True)
+    _clean(work)
     return AdaptResult(
         final, accepted, base_acc, new_acc, len(xva), len(xtr), seconds, int(ck.get("step", 0))
     )
+
+
+def _clean(work: Path) -> None:
+    """Remove what a run keeps in ``work`` (and the folder once empty), nothing else."""
+    shutil.rmtree(work / "data", ignore_errors=True)
+    for name in ("last.pt", "final.pt", "last.tmp", "final.tmp", "stamp.json"):
+        (work / name).unlink(missing_ok=True)
+    try:
+        work.rmdir()
+    except OSError:
+        pass  # something else lies there
 
 
 def _calibration(x: np.ndarray, n: int = 512) -> Any:

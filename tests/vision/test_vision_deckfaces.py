@@ -131,3 +131,22 @@ def test_wrong_suit_frame_is_refused(frames: dict[str, Path], reader) -> None:  
     got = deck_from_enrolment(reader, [(hearts, "S")], frames=["enrol-H.png"])
     assert got.problems and "enrol-H.png" in got.problems[0], got.problems
     assert not got.faces
+
+
+def test_picture_jokers_told_apart_by_colour() -> None:
+    """Jokers whose corners say nothing (a picture, no index): the colourful one is HR."""
+    from vision.deckfaces import CardCut, _name
+
+    plain = np.full((250, 180, 3), 235, np.uint8)
+    cv2.circle(plain, (90, 125), 50, (30, 30, 30), -1)  # a black picture
+    red = plain.copy()
+    cv2.circle(red, (90, 125), 50, (40, 40, 210), -1)  # a red one
+    outline = np.zeros((4, 2))
+    cuts = [CardCut(red, outline), CardCut(plain, outline)]
+    named, problems = _name(np.zeros((2, 2)), cuts, "J", "frame 5 (jokers)")
+    assert not problems
+    assert named["HR"] is red and named["SB"] is plain
+    # one joker read by its corner, the other by elimination
+    votes = np.array([[0.0, 0.0], [np.log(0.9), np.log(0.1)]])
+    named, problems = _name(votes, cuts, "J", "frame 5 (jokers)")
+    assert not problems and named["SB"] is plain and named["HR"] is red
