@@ -619,6 +619,9 @@ class Decoder:
         if obs.type in ("played", "pass"):
             self._suspects = [(k, n - 1, w) for k, n, w in self._suspects if n > 0]
         if clashes:
+            fixed = self._seen_again(idx, out, obs.t)
+            if fixed is not None:
+                return fixed
             for k, _, why in self._suspects:  # the oldest first: later ones may be its echoes
                 if k == idx:
                     continue
@@ -907,6 +910,49 @@ class Decoder:
 
         self._suspects = [(remap(x), n, w) for x, n, w in self._suspects]
         return self._rewrite(t, new_obs, j, first_j, data, remap)
+
+    def _seen_again(self, idx: int, out: Sequence[Event], t: float) -> list[Event] | None:
+        """Camera play ``idx``, out of turn, repeats a play the decoder put in for that seat in
+        hindsight (``camera`` empty: glimpsed, or the only answer) with the same cards, in the
+        same trick: it is that play, reported late (its cards settled after the others' passes:
+        seed 9401, S's SB reported 5.2 s after it landed, when its glimpse had been taken as the
+        play already; the repeat was an out-of-turn foul for review). The inserted play becomes
+        this observation, at the inserted play's time (``seen_at`` its own), through a
+        correction, and the repeat goes."""
+        o = self._obs[idx]
+        late = any(
+            e.type == "foul" and e.data.get("kind") == "out_of_turn" and e.data["seat"] == o.seat
+            for e in out
+        )
+        if o.type != "played" or o.seat is None or not o.doubts or not late:
+            return None
+        i = self._last_play(o.seat, self.state.deal_no, idx)
+        if i is None or self._effective[i].data.get("camera") != []:
+            return None
+        k = self._origin[i]
+        if any(x.type == "trick_cleared" for x in self._obs[k + 1 : idx]):
+            return None
+        if Counter(self._obs[k].cards) != Counter(o.cards):
+            return None
+        seen = replace(o, t=self._obs[k].t, extra={**o.extra, "seen_at": o.t})
+        why = (
+            f"{o.seat}'s {' '.join(map(str, o.cards))} seen at t={o.t:g} is its play taken in "
+            f"hindsight at t={self._obs[k].t:g} ({self._effective[i].data.get('reread')}), "
+            "reported late: the camera reports a play when its cards have settled"
+        )
+        new_obs = [*self._obs[:k], seen, *self._obs[k + 1 : idx], *self._obs[idx + 1 :]]
+        data: dict[str, Any] = {
+            "target": self._effective[i].id,
+            "observation": [dump_observation(seen)],
+            "reason": why,
+        }
+        first = next(j for j, origin in enumerate(self._origin) if origin >= k)
+
+        def remap(j: int) -> int:
+            return k if j == idx else j - (j > idx)
+
+        self._suspects = [(remap(x), n, w) for x, n, w in self._suspects if x != idx]
+        return self._rewrite(t, new_obs, k, first, data, remap)
 
     def _late_in_next(self, idx: int, t: float) -> list[Event] | None:
         """Cards of a seat's play the camera saw only with that seat's next play of the trick

@@ -150,3 +150,33 @@ def test_a_real_play_out_of_turn_stays_a_foul() -> None:
     effective = effective_events(t.ref.events)
     assert [(e["kind"], e["seat"]) for e in effective if e.type == "foul"] == [("out_of_turn", "E")]
     assert not t.of("correction") and not t.of("notice")
+
+
+def test_a_play_taken_from_its_glimpse_then_reported_late_is_one_play() -> None:
+    """Seed 9401: S's small joker glimpsed by one faint corner; E and N pass (ignored: S on
+    turn), and the decoder takes S as playing the glimpsed SB. The camera then reports S's SB,
+    5 s after it landed: the same play, not a second one out of turn. One correction puts the
+    reported play in place of the inserted one; no foul is left."""
+    t = Table()
+    t.do("deal_start", first_leader="N")
+    doubt = [["SB", 4.9]]
+    t.do("played", seat="N", cards=["DA"], doubts=[{"card": "DA", "or": doubt}])
+    t.do("played", seat="W", cards=["C2"], doubts=[{"card": "C2", "or": doubt}])
+    t.do("glimpse", step=3.0, seat="S", cards=["SB"])
+    glimpsed = t.t
+    t.pass_("E", step=3.0)
+    t.pass_("N", step=1.6)  # S taken as playing the glimpsed SB
+    t.do("played", step=0.5, seat="S", cards=["SB"], doubts=[{"card": "SB", "or": [["HR", 4.9]]}])
+    t.pass_("W")
+    t.do("trick_cleared", step=0.5)
+    t.play("S", "S3")
+    effective = effective_events(t.ref.events)
+    plays = [(e["seat"], e["cards"]) for e in effective if e.type == "play"]
+    assert plays == [("N", ["DA"]), ("W", ["C2"]), ("S", ["SB"]), ("S", ["S3"])]
+    assert not [e for e in effective if e.type == "foul"]
+    late = t.of("correction")[-1]
+    assert "reported late" in late["reason"]
+    joker = next(e for e in effective if e.type == "play" and e["cards"] == ["SB"])
+    assert joker.t == glimpsed
+    assert t.deal.counts["S"] == 25
+    assert fold(t.ref.events, t.profile) == t.ref.state
