@@ -566,7 +566,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             places = service.knockout_places(s, t)
             return {"tournament": tid, "format": t.format, "rounds": rounds, "places": places}
 
-    @app.get(f"{API}/tournaments/{{tid}}/groups", tags=["tournament"], responses={404: {}})
+    @app.get(f"{API}/tournaments/{{tid}}/groups", tags=["tournament"], responses={404: {}, 422: {}})
     def get_groups(tid: IntId, sb: SB) -> dict[str, Any]:
         """A group stage's groups (groups_knockout, 000 篇11): each group's standings from its
         own matches (大分 = points, 小分 = level_diff, then fouls, latest rounds, lots), each
