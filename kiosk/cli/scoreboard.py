@@ -70,11 +70,18 @@ def register(subparsers: Any) -> None:
     p.add_argument("--name", required=True)
     p.add_argument("--profile", default="swiss-421", help="rule profile (RULES.md)")
     p.add_argument("--lots-seed", type=int, help="seed of the drawing of lots (default random)")
+    from kiosk.scoreboard.formats import FORMATS
+
     p.add_argument(
         "--format",
         default="swiss",
-        choices=("swiss", "round_robin", "knockout", "knockout_bo3", "knockout_bo3_sf"),
-        help="how rounds are made and pairs ranked (default swiss)",
+        choices=FORMATS,
+        help="how rounds are made and pairs ranked (default swiss; RULES.md, kiosk/scoreboard/"
+        "formats.py)",
+    )
+    p.add_argument("--groups", type=int, help="groups_knockout: number of groups (default 2)")
+    p.add_argument(
+        "--advance", type=int, help="groups_knockout: pairs each group sends on (default 2)"
     )
     p.set_defaults(handler=_add_event)
 
@@ -259,7 +266,7 @@ def _add_event(args: argparse.Namespace) -> int:
     with _session(args) as s:
         t = _api(
             lambda: service.create_tournament(
-                s, args.name, args.profile, args.lots_seed, args.format
+                s, args.name, args.profile, args.lots_seed, args.format, args.groups, args.advance
             )
         )
         print(t.id)

@@ -386,6 +386,28 @@ def test_cli_add_event_with_a_format(tmp_path: Path) -> None:
         [*cmd, "--format", "ladder"], cwd=REPO, capture_output=True, text=True, timeout=120
     )
     assert r.returncode != 0 and "--format" in r.stderr
+    # every format of the scoreboard is offered, the group stage with its settings
+    r = subprocess.run(
+        [*cmd, "--format", "groups_knockout", "--groups", "3", "--advance", "2"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    engine = make_engine(normalise_db_url(db))
+    try:
+        with engine.begin() as conn:
+            row = conn.execute(
+                text("SELECT format, groups, advance FROM tournament ORDER BY id DESC")
+            ).first()
+            assert tuple(row) == ("groups_knockout", 3, 2)  # type: ignore[arg-type]
+    finally:
+        engine.dispose()
+    r = subprocess.run(
+        [*cmd, "--format", "swiss", "--groups", "3"], cwd=REPO, capture_output=True, text=True
+    )
+    assert r.returncode != 0 and "groups" in r.stderr
 
 
 def test_knockout_best_of_3_from_the_api(server: Server) -> None:
