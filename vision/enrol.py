@@ -586,6 +586,22 @@ def assign_ranks(
     return out
 
 
+def one_per_corner(boxes: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Indices of ``boxes`` (x1, y1, x2, y2) to keep, best first: a box whose centre lies inside
+    a better box already kept is the same corner index found again. Enrolment reads its frames
+    at two scales, and a thin index found at both can overlap itself under the NMS's IoU (seed
+    9806's clubs frame: one CJ corner at IoU 0.44, read as a second CJ, and the frame refused
+    as two decks' cards). In an enrolment frame the cards lie apart, so two indices never hold
+    each other's centre; in a game's fan they may, which is why this is enrolment's only."""
+    kept: list[int] = []
+    for i in np.argsort(-np.asarray(scores), kind="stable"):
+        cx, cy = (boxes[i, 0] + boxes[i, 2]) / 2, (boxes[i, 1] + boxes[i, 3]) / 2
+        if any(boxes[k, 0] <= cx <= boxes[k, 2] and boxes[k, 1] <= cy <= boxes[k, 3] for k in kept):
+            continue
+        kept.append(int(i))
+    return np.asarray(kept, dtype=int)
+
+
 def enrol(
     detector: CornerReader,
     shots: Sequence[tuple[np.ndarray, str]],
@@ -642,7 +658,9 @@ def enrol(
     pair_faces = PairFaces()  # each card's face between its two corners (vision/pairfaces.py)
     for k, image, kind in suit_shots:
         boxes, scores = detector.corners(image)
-        boxes = boxes[scores >= detector.conf]
+        sure = scores >= detector.conf
+        boxes, scores = boxes[sure], scores[sure]
+        boxes = boxes[one_per_corner(boxes, scores)]
         probs, feats = detector.classify_with_features(image, boxes, rotations=4)
         if NONE_CLASS in names:  # the classifier's sure "not an index" (a pip, the art)
             keep = probs[:, names.index(NONE_CLASS)] < 0.5

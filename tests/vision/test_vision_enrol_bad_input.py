@@ -182,3 +182,24 @@ def test_good_frames_enrol_and_the_profile_is_written_whole(
     assert json.loads(out.read_text())["kind"] == "guandan-deck-profile"
     assert [p.name for p in tmp_path.iterdir()] == ["tigullio.json"]
     assert out.stat().st_mode & 0o644 == 0o644
+
+
+def test_one_corner_index_found_twice_counts_once() -> None:
+    """Seed 9806's clubs frame: a thin CJ index found at both enrolment scales overlapped
+    itself at IoU 0.44 (under the NMS's 0.45), was read as a second CJ, and the one-deck frame
+    was refused as two decks' cards."""
+    from vision.enrol import one_per_corner
+
+    boxes = np.array(
+        [
+            [794, 487, 809, 496],  # the same index twice (scores 0.50 and 0.44)
+            [792, 490, 807, 498],
+            [840, 445, 855, 453],  # the card's other index
+            [838, 447, 856, 458],  # ... also twice
+            [429, 367, 444, 376],  # another card's index, near but apart
+        ],
+        float,
+    )
+    scores = np.array([0.50, 0.44, 0.52, 0.54, 0.47])
+    assert sorted(one_per_corner(boxes, scores).tolist()) == [0, 3, 4]
+    assert one_per_corner(np.zeros((0, 4)), np.zeros(0)).tolist() == []
