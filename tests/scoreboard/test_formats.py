@@ -535,3 +535,15 @@ def test_fixed_deal_point_matches_in_a_knockout(server: Server) -> None:
             for w in words:
                 assert w in page, (lang, w)
             assert "4 : 8" in page and "4 : 1" in page  # NS : EW
+
+
+def test_the_api_schema_offers_exactly_the_scoreboard_formats() -> None:
+    """TournamentIn.format spells the formats out for the OpenAPI page; it must not drift from
+    formats.FORMATS (a format added there and not here would be refused by the API)."""
+    from typing import get_args
+
+    from kiosk.scoreboard.formats import FORMATS
+    from kiosk.scoreboard.schemas import TournamentIn
+
+    annotation = TournamentIn.model_fields["format"].annotation
+    assert set(get_args(annotation)) == set(FORMATS)
