@@ -149,12 +149,17 @@ def test_interrupted_run_continues(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     res = ad.adapt(
         deck, out, sizes=sizes, work=work, log=lines.append, progress=lambda p, *a: phases.append(p)
     )
-    assert res.out == out and out.exists()
+    # what is tested is the continuing; whether a few seconds of tiny data beat the base model
+    # depends on how many steps this machine fits in them (under load: 0.36 against 0.5), and
+    # the safety check then writes the rejected file instead, as it must
+    final = out if res.accepted else tmp_path / "tiny.classes.rejected.onnx"
+    assert res.out == final and final.exists()
+    assert out.exists() == res.accepted
     assert any("continuing the run" in m for m in lines)
     assert any("resuming at step" in m for m in lines)
     assert "rendering crops" not in phases  # the data chunks were read back, not rendered again
     assert "fine-tuning" in phases
-    assert _meta(out)["guandan_adapted"] == "1"
+    assert _meta(final)["guandan_adapted"] == "1"
 
 
 def test_cli_bad_input_and_missing_torch(tmp_path: Path) -> None:
