@@ -9,7 +9,7 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -1270,17 +1270,7 @@ def groups_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int |
     done = _round_numbers(s, t.id)
     pairs = _pairs_by_number(s, t.id)
     if len(done) < len(schedule):
-        gone = {n for n, p in pairs.items() if p.withdrawn}
-        plan: list[Pairing] = []
-        for _g, p in schedule[len(done)]:
-            ew = p.ew if p.ew not in gone else None
-            ns = p.ns if p.ns not in gone else None
-            if ew is None and ns is None:
-                continue
-            if ew is None:
-                ew, ns = ns, None
-            plan.append(Pairing(int(ew), ns))  # type: ignore[arg-type]
-        plan = [p for p in plan if p.ns is not None] + [p for p in plan if p.ns is None]
+        plan = _without_withdrawn(pairs, [p for _g, p in schedule[len(done)]])
         what = f"round {len(done) + 1} of the group stage"
         return _on_tables(s, t, plan, what)
     ko = knockout_rounds(s, t)[len(schedule) :]
@@ -1382,9 +1372,16 @@ def round_robin_round(s: Session, t: Tournament) -> list[tuple[str | None, int, 
             f"all {len(schedule)} rounds of the round robin are made (every pair meets every "
             "other once): the event is complete (大循环已全部编排)",
         )
+    plan = _without_withdrawn(pairs, schedule[len(done)])
+    return _on_tables(s, t, plan, f"round {len(done) + 1} of the round robin")
+
+
+def _without_withdrawn(pairs: Mapping[int, Pair], round_: Sequence[Pairing]) -> list[Pairing]:
+    """A round robin's scheduled round with the withdrawn pairs taken out: a meeting with one
+    withdrawn pair is the other's bye, one with both is dropped; byes go last."""
     gone = {n for n, p in pairs.items() if p.withdrawn}
     plan: list[Pairing] = []
-    for p in schedule[len(done)]:
+    for p in round_:
         ew = p.ew if p.ew not in gone else None
         ns = p.ns if p.ns not in gone else None
         if ew is None and ns is None:
@@ -1392,8 +1389,7 @@ def round_robin_round(s: Session, t: Tournament) -> list[tuple[str | None, int, 
         if ew is None:
             ew, ns = ns, None
         plan.append(Pairing(int(ew), ns))  # type: ignore[arg-type]
-    plan = [p for p in plan if p.ns is not None] + [p for p in plan if p.ns is None]
-    return _on_tables(s, t, plan, f"round {len(done) + 1} of the round robin")
+    return [p for p in plan if p.ns is not None] + [p for p in plan if p.ns is None]
 
 
 def knockout_rounds(s: Session, t: Tournament) -> list[list[formats.KoMatch]]:
