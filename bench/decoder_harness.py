@@ -1,0 +1,220 @@
+"""Regression harness for the decoder (issue 41): the referee alone on recorded observation
+streams, so a change to engine/decoder.py is checked in seconds, without rendering.
+
+Two kinds of stream, each with its ground truth (the simulator's observations of the game):
+
+* ``capture SEED...``: bench games read by the whole pipeline once (render, enrol, the shipped
+  models; the options of bench/table_accuracy.py's recorded sets: ``--detector model --enrol``,
+  one deal, mischief 0.02, the standard profile, the deck by the seed's place in its set of
+  ten), their camera observations written to ``DIR/real/g{seed}.json``. Minutes per game.
+* the simulator's games with camera noise put in by :mod:`tests.referee.camera_noise` (runner-up
+  slips, cards missed and ghost cards, plays reported late, plays glimpsed only, cards found
+  late), made afresh from their seeds (``--sim N``).
+
+``run [--save FILE] [--against FILE]`` feeds every stream to a fresh referee and prints one JSON
+line per stream (plays in effect matched to the truth's, deals with a wrong finishing order,
+corrections, fouls, the decoder's cost per play) and a summary; ``--save`` keeps each stream's
+outcome (plays, passes, seats out, orders, levels, fouls) and ``--against`` compares with a saved
+one, naming each stream whose outcome changed and whether it got better or worse by the truth.
+
+    python bench/decoder_harness.py capture 9401 9403 9802 [--dir logs/harness]
+    python bench/decoder_harness.py run [--sim 40] [--save logs/harness/base.json]
+        [--against logs/harness/base.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.deal import effective_events  # noqa: E402
+from engine.events import Event  # noqa: E402
+from engine.observations import Observation, dump_observation, parse_observation  # noqa: E402
+from engine.profiles import load_profile  # noqa: E402
+from engine.referee import Referee  # noqa: E402
+
+
+def emit(**kw: object) -> None:
+    print(json.dumps(kw), flush=True)
+
+
+def capture(seeds: Sequence[int], folder: Path) -> None:
+    """Read each bench game through the whole pipeline and keep its observations."""
+    from bench.table_accuracy import enrol_deck, kept_render
+    from kiosk.replay import replay
+    from vision.synth.video import EVAL_DECKS
+
+    prof = load_profile("standard")
+    (folder / "real").mkdir(parents=True, exist_ok=True)
+    renders = folder / "renders"
+    renders.mkdir(parents=True, exist_ok=True)
+    for seed in seeds:
+        deck = EVAL_DECKS[(seed - 1) % 10 % len(EVAL_DECKS)]
+        t0 = time.perf_counter()
+        video, info = kept_render(prof, seed, 1, deck, 0.02, renders)
+        deck_profile = enrol_deck(info.deck, seed, renders)  # type: ignore[attr-defined]
+        res = replay(video, profile=prof, detector="model", deck=deck_profile)
+        out = folder / "real" / f"g{seed}.json"
+        out.write_text(
+            json.dumps(
+                {
+                    "seed": seed,
+                    "deck": deck,
+                    "profile": "standard",
+                    "truth": [dump_observation(o) for o in info.observations],  # type: ignore[attr-defined]
+                    "camera": [dump_observation(o) for o in res.observations],
+                }
+            )
+        )
+        emit(captured=seed, deck=deck, s=round(time.perf_counter() - t0, 1), fps=res.report.fps)
+
+
+def outcome(events: Sequence[Event]) -> list[list[Any]]:
+    """What the table did, from the events in effect (times left out)."""
+    out: list[list[Any]] = []
+    for e in effective_events(events):
+        d = e.data
+        if e.type == "play":
+            out.append(["play", d["seat"], sorted(d["cards"]), d["legal"]])
+        elif e.type == "pass":
+            out.append(["pass", d["seat"]])
+        elif e.type == "seat_out":
+            out.append(["seat_out", d["seat"], d["place"]])
+        elif e.type == "foul":
+            out.append(["foul", d.get("seat"), d["kind"]])
+        elif e.type == "deal_ended":
+            out.append(["deal_ended", d["order"], sorted(d["levels"].items())])
+        elif e.type == "match_ended":
+            out.append(["match_ended", d["winner"], d.get("reason")])
+    return out
+
+
+def streams(folder: Path, sims: int) -> list[tuple[str, str, list[Observation], list[Observation]]]:
+    """(name, profile, truth, camera) for every kept real game and ``sims`` noisy simulations."""
+    from tests.referee.camera_noise import noisy_games
+
+    got = []
+    for path in sorted((folder / "real").glob("g*.json")):
+        data = json.loads(path.read_text())
+        truth = [parse_observation(x) for x in data["truth"]]
+        cam = [parse_observation(x) for x in data["camera"]]
+        got.append((f"real-{data['seed']}", data["profile"], truth, cam))
+    for name, profile, truth, cam in noisy_games(sims):
+        got.append((name, profile, truth, cam))
+    return got
+
+
+def judge(profile: str, truth: list[Observation], cam: list[Observation]) -> dict[str, Any]:
+    """The referee on ``cam`` against the referee on ``truth``."""
+    prof = load_profile(profile)
+    ref_t = Referee(prof)
+    ref_t.feed_all(truth)
+    ref = Referee(prof)
+    per_play: list[float] = []
+    for o in cam:
+        t0 = time.perf_counter()
+        ref.feed(o)
+        if o.type == "played":
+            per_play.append((time.perf_counter() - t0) * 1000)
+    tev, pev = effective_events(ref_t.events), effective_events(ref.events)
+
+    def pk(e: Event) -> tuple[str, tuple[str, ...]]:
+        return (e.data["seat"], tuple(sorted(e.data["cards"])))
+
+    tp = [pk(e) for e in tev if e.type == "play"]
+    pp = [pk(e) for e in pev if e.type == "play"]
+    sm = difflib.SequenceMatcher(a=tp, b=pp, autojunk=False)
+    matched = sum(b.size for b in sm.get_matching_blocks())
+    tords = {e.deal: e.data["order"] for e in tev if e.type == "deal_ended"}
+    pords = {e.deal: e.data["order"] for e in pev if e.type == "deal_ended"}
+    wrong = sum(1 for d, o in tords.items() if pords.get(d) != o)
+    fouls = sum(1 for e in pev if e.type == "foul")
+    tfouls = sum(1 for e in tev if e.type == "foul")
+    return {
+        "plays": len(tp),
+        "matched": matched,
+        "deals": len(tords),
+        "wrong_orders": wrong,
+        "fouls": fouls,
+        "truth_fouls": tfouls,
+        "corrections": sum(1 for e in ref.events if e.type == "correction"),
+        "ms": per_play,
+        "outcome": outcome(ref.events),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    folder = Path(args.dir)
+    base = json.loads(Path(args.against).read_text()) if args.against else None
+    saved: dict[str, Any] = {}
+    all_ms: list[float] = []
+    tot = {"plays": 0, "matched": 0, "wrong_orders": 0, "deals": 0, "fouls": 0, "truth_fouls": 0}
+    changed = better = worse = 0
+    for name, profile, truth, cam in streams(folder, args.sim):
+        r = judge(profile, truth, cam)
+        ms = r.pop("ms")
+        all_ms += ms
+        for k in tot:
+            tot[k] += r[k]
+        saved[name] = r
+        line: dict[str, Any] = {"stream": name, **{k: v for k, v in r.items() if k != "outcome"}}
+        if base is not None and name in base:
+            b = base[name]
+            if b["outcome"] != r["outcome"]:
+                changed += 1
+                d = (r["matched"] - b["matched"], b["wrong_orders"] - r["wrong_orders"])
+                line["changed"] = {"matched": d[0], "orders_fixed": d[1]}
+                better += d > (0, 0) and min(d) >= 0
+                worse += min(d) < 0
+        if args.verbose or "changed" in line or r["matched"] < r["plays"]:
+            emit(**line)
+    ms_sorted = sorted(all_ms)
+    emit(
+        summary=True,
+        streams=len(saved),
+        **tot,
+        decoder_ms_per_play={
+            "mean": round(statistics.fmean(all_ms), 3) if all_ms else None,
+            "p95": round(ms_sorted[int(0.95 * (len(ms_sorted) - 1))], 3) if all_ms else None,
+            "worst": round(ms_sorted[-1], 3) if all_ms else None,
+            "n": len(all_ms),
+        },
+        changed=changed if base is not None else None,
+        better=better if base is not None else None,
+        worse=worse if base is not None else None,
+    )
+    if args.save:
+        Path(args.save).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.save).write_text(json.dumps(saved))
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", default="logs/harness")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    cap = sub.add_parser("capture")
+    cap.add_argument("seeds", type=int, nargs="+")
+    r = sub.add_parser("run")
+    r.add_argument("--sim", type=int, default=40, help="noisy simulated games")
+    r.add_argument("--save")
+    r.add_argument("--against")
+    r.add_argument("--verbose", action="store_true")
+    args = ap.parse_args()
+    if args.cmd == "capture":
+        capture(args.seeds, Path(args.dir))
+        return 0
+    return run(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
