@@ -12,6 +12,9 @@ decide          an organiser's decision on one unfinished match
 standings       print the standings (CSV or JSON)
 health          the hall's health: every table ok / degraded / offline (JSON or Prometheus)
 withdraw        withdraw a pair (--pair N) or a table (--table T) of a tournament, or reinstate
+deck upload     share the event's deck with every table: the profile of `guandan vision enrol`
+                and optionally the classifier of `guandan vision adapt` (a new version)
+deck show       the tournament's deck: the version kiosks fetch and the earlier ones (JSON)
 
 ``--db`` (or GUANDAN_SCOREBOARD_DB) is a SQLite file path or a postgresql:// URL; default
 ``$XDG_DATA_HOME/guandan-kiosk/scoreboard.db``.
@@ -160,6 +163,40 @@ def register(subparsers: Any) -> None:
     who.add_argument("--table", metavar="T", help="the table's id")
     p.add_argument("--reinstate", action="store_true", help="bring it back instead")
     p.set_defaults(handler=_withdraw)
+
+    deck = verbs.add_parser(
+        "deck",
+        help="the tournament's shared deck (profile and adapted classifier) for every kiosk",
+        description="One enrolment serves every table: upload the deck profile (guandan vision "
+        "enrol) and, optionally, the classifier adapted to it (guandan vision adapt); each "
+        "upload is the tournament's next version, and a kiosk started with its table token "
+        "fetches the current one (kiosk/scoreboard/decks.py).",
+    )
+    dverbs = deck.add_subparsers(dest="deck_verb", metavar="VERB")
+    dverbs.required = True
+    p = dverbs.add_parser("upload", help="store the next deck version of a tournament")
+    _db_arg(p)
+    p.add_argument(
+        "--event", "--tournament", dest="event", type=int, required=True, help="tournament id"
+    )
+    p.add_argument(
+        "--profile", required=True, metavar="FILE", help="deck.json from guandan vision enrol"
+    )
+    p.add_argument(
+        "--model",
+        metavar="FILE",
+        help="the adapted classifier from guandan vision adapt (deck.classes.onnx); default: "
+        "the one beside --profile when there is one, else none (the kiosks' shipped model)",
+    )
+    p.add_argument("--no-model", action="store_true", help="share the profile alone")
+    p.add_argument("--note", default="", help="a note for the organisers (up to 400 characters)")
+    p.set_defaults(handler=_deck_upload)
+    p = dverbs.add_parser("show", help="the tournament's deck versions (JSON)")
+    _db_arg(p)
+    p.add_argument(
+        "--event", "--tournament", dest="event", type=int, required=True, help="tournament id"
+    )
+    p.set_defaults(handler=_deck_show)
 
 
 def _settings(args: argparse.Namespace, **kw: Any) -> Any:
@@ -390,4 +427,55 @@ def _decide(args: argparse.Namespace) -> int:
     with _session(args) as s:
         m = _api(lambda: service.decide_match(s, args.match, args.decision, args.reason))
         print(f"match {m.id}: {m.decision}")
+    return 0
+
+
+def _read_upload(path: str, kind: str) -> bytes:
+    """The bytes of --profile / --model (ValueError: exit 2, naming the option)."""
+    from pathlib import Path
+
+    from kiosk.scoreboard.decks import MAX_BYTES, too_large
+
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"--{kind} {p}: file not found")
+    size = p.stat().st_size
+    if size > MAX_BYTES[kind]:
+        raise ValueError(f"--{kind} {p}: {too_large(kind, size).detail}")
+    return p.read_bytes()
+
+
+def _deck_upload(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from kiosk.scoreboard import decks
+
+    if args.model and args.no_model:
+        raise ValueError("give --model FILE or --no-model, not both")
+    profile = _read_upload(args.profile, "profile")
+    model_path = args.model
+    if model_path is None and not args.no_model:
+        from vision.adapt import adapted_beside
+
+        beside = adapted_beside(Path(args.profile))
+        if beside.is_file():
+            model_path = str(beside)
+    model = _read_upload(model_path, "model") if model_path else None
+    with _session(args) as s:
+        dv, warnings = _api(lambda: decks.upload(s, args.event, profile, model, args.note))
+        out = decks.manifest(dv)
+    for w in warnings:
+        print(f"guandan scoreboard deck: warning: {w}", file=sys.stderr)
+    print(f"tournament {args.event}: deck {decks.describe(out)}", file=sys.stderr)
+    print(json.dumps(out, ensure_ascii=False))
+    return 0
+
+
+def _deck_show(args: argparse.Namespace) -> int:
+    from kiosk.scoreboard import decks, service
+
+    with _session(args) as s:
+        _api(lambda: service.get_tournament(s, args.event))
+        out = {"tournament": args.event, **decks.summary(s, args.event)}
+    print(json.dumps(out, ensure_ascii=False))
     return 0

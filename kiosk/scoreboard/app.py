@@ -36,6 +36,7 @@ from starlette.concurrency import run_in_threadpool
 
 from kiosk.scoreboard import formats, service
 from kiosk.scoreboard.db import current_revision, upgrade
+from kiosk.scoreboard.deckroutes import register_decks
 from kiosk.scoreboard.hall import register_health
 from kiosk.scoreboard.live import sse
 from kiosk.scoreboard.models import Pair, Tournament
@@ -814,6 +815,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     register_pages(app)
     register_health(app)
+    register_decks(app)
 
     @app.get("/", include_in_schema=False)
     def root() -> RedirectResponse:

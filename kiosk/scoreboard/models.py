@@ -14,6 +14,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -281,3 +282,48 @@ class RoundClockRow(Base):
     action: Mapped[str] = mapped_column(String(16))
     limit_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class DeckVersion(Base):
+    """One upload of a tournament's deck (``kiosk/scoreboard/decks.py``): the deck profile of
+    ``guandan vision enrol`` and, optionally, the classifier ``guandan vision adapt`` fitted to
+    it. Append-only: each upload is the next ``version`` of its tournament, the highest is the
+    one kiosks fetch, older ones are kept. The files' bytes are in ``deck_file`` (one row per
+    file, loaded only to serve it); their SHA-256 and sizes are copied here for the manifest."""
+
+    __tablename__ = "deck_version"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "version", name="uq_deck_version_tournament_version"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id", ondelete="CASCADE"))
+    version: Mapped[int] = mapped_column(Integer)
+    #: the deck profile's ``name``
+    name: Mapped[str] = mapped_column(String(200))
+    note: Mapped[str] = mapped_column(String(400), default="")
+    profile_sha256: Mapped[str] = mapped_column(String(64))
+    profile_size: Mapped[int] = mapped_column(BigInteger)
+    model_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    model_size: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    #: what the adapted classifier says of itself (deck, base model, when, validation figures)
+    model_meta: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
+    uploaded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class DeckFile(Base):
+    """The bytes of one file of a deck version: ``kind`` ``profile`` (JSON) or ``model``
+    (ONNX). In the database, like everything else the scoreboard keeps: every serve process on
+    a shared PostgreSQL serves it, and a backup of the database holds it."""
+
+    __tablename__ = "deck_file"
+    __table_args__ = (
+        UniqueConstraint("deck_version_id", "kind", name="uq_deck_file_version_kind"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    deck_version_id: Mapped[int] = mapped_column(ForeignKey("deck_version.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))
+    sha256: Mapped[str] = mapped_column(String(64))
+    size: Mapped[int] = mapped_column(BigInteger)
+    data: Mapped[bytes] = mapped_column(LargeBinary)

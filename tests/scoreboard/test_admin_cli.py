@@ -123,7 +123,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_cli_verbs(tmp_path: Path) -> None:
     db = str(tmp_path / "cli.db")
     r = _cli("migrate", "--db", db)
-    assert r.returncode == 0 and "0009" in r.stdout
+    assert r.returncode == 0 and "0010" in r.stdout
     tid = _cli("add-event", "--db", db, "--name", "Cup", "--profile", "huaian").stdout.strip()
     assert tid == "1"
     assert _cli("add-pair", "--db", db, "--event", tid, "--name", "A").stdout.strip() == "1"

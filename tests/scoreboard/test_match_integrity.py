@@ -418,7 +418,7 @@ def test_migrations_keep_the_data_of_an_older_database(
             ):
                 conn.execute(text(sql))
         upgrade(engine)
-        assert current_revision(engine) == "0009"
+        assert current_revision(engine) == "0010"
         with engine.begin() as conn:
             assert conn.execute(text("SELECT code FROM game_table")).scalar() == "A1"
             assert conn.execute(text("SELECT match_id FROM event")).all() == [(1,)]
