@@ -148,7 +148,7 @@ def judge(profile: str, truth: list[Observation], cam: list[Observation]) -> dic
         "truth_fouls": tfouls,
         "corrections": sum(1 for e in ref.events if e.type == "correction"),
         "ms": per_play,
-        "outcome": outcome(ref.events),
+        "outcome": json.loads(json.dumps(outcome(ref.events))),
     }
 
 

@@ -59,9 +59,9 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from itertools import combinations, product
+from itertools import chain, combinations, product
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
 from engine.cards import BIG_JOKER, DISTINCT, SMALL_JOKER, Card, parse_card, sort_cards
@@ -173,6 +173,21 @@ COSTS: Final[Mapping[str, Cost]] = {
     ),
     "REORDER_SPAN": Cost(8, "the latest observations of the deal run again in other orders"),
     "REORDER_BEAM": Cost(6, "orders kept at once in the reorder beam"),
+    "UNSEEN_COST": Cost(
+        3.0,
+        "a play or a pass the camera did not see at all (a pass lamp missed, a play glimpsed "
+        "too faintly to count, or none seen), put in by the decoder: as unlikely as a card missed",
+    ),
+    "GONE_CARD_COST": Cost(
+        1.0,
+        "each card a seat taken as gone out still held by the count (they went down unseen, in "
+        "plays the camera missed or read short: court cards without an index)",
+    ),
+    "REORDER_COST": Cost(
+        0.5,
+        "each observation taken back past another seat's play or pass (``REORDER_S``): a play "
+        "reported when its cards settle is common, so a moved one is cheap",
+    ),
     "_REREAD_TRIES": Cost(256, "readings tried at most per play (the enumerator's bound)"),
     "_HINDSIGHT_TRIES": Cost(8, "legal readings whose continuation is tried, cheapest first"),
     "_HINDSIGHT_SUSPECTS": Cost(3, "suspects kept at once (the latest)"),
@@ -192,6 +207,9 @@ GONE_WINDOW: Final = int(COSTS["GONE_WINDOW"].value)
 LATE_MAX: Final = int(COSTS["LATE_MAX"].value)
 REORDER_SPAN: Final = int(COSTS["REORDER_SPAN"].value)
 REORDER_BEAM: Final = int(COSTS["REORDER_BEAM"].value)
+UNSEEN_COST: Final = COSTS["UNSEEN_COST"].value
+GONE_CARD_COST: Final = COSTS["GONE_CARD_COST"].value
+REORDER_COST: Final = COSTS["REORDER_COST"].value
 _REREAD_TRIES: Final = int(COSTS["_REREAD_TRIES"].value)
 _HINDSIGHT_TRIES: Final = int(COSTS["_HINDSIGHT_TRIES"].value)
 _HINDSIGHT_SUSPECTS: Final = int(COSTS["_HINDSIGHT_SUSPECTS"].value)
@@ -311,6 +329,25 @@ def _deal_over_signal(etype: str, data: Mapping[str, Any]) -> bool:
     """A notice that the table ended the deal while the referee had it live: a new deal
     started, or the trick was cleared with a seat still to answer."""
     return etype == "notice" and bool(data.get("abandoned") or data.get("cleared_open"))
+
+
+#: what counts as a clash for a look: ``_clash`` or ``_strain``
+Counts = Callable[[str, Mapping[str, Any]], bool]
+
+
+class Alt(NamedTuple):
+    """An alternative history: from observation ``k`` on, each observation whose index is in
+    ``fixes`` read as the observations given there (none: it goes). ``cost``: the camera's, in
+    nats, for the readings it takes; ``gain``: the clashes (``counts``) it must remove from the
+    log's; ``publish(now, left)``: the corrections that make it the log (``now``, ``left``: the
+    clashes from ``k`` on in the log and in this history)."""
+
+    k: int
+    fixes: Mapping[int, Sequence[Observation]]
+    cost: float
+    publish: Callable[[int, int], list[Event]]
+    gain: int = HINDSIGHT_GAIN
+    counts: Counts = _clash
 
 
 def reread(
@@ -478,8 +515,7 @@ class Decoder:
                     f"read as {text}"
                 )
                 fix = replace(fix, extra={**fix.extra, "reread": reason})
-                now = self._clashes_since(k, _strain)
-                fixed = self._correct_earlier(e, k, before, fix, now, obs.t)
+                fixed = self._correct_earlier(e, k, fix, obs.t)
                 why = "the table's continuation would then clash more"
         if fixed is not None:
             return fixed
@@ -611,40 +647,26 @@ class Decoder:
             ]
             if undo:
                 return self._undo_gone(undo, obs.t)
-        if obs.type in ("played", "pass"):
-            fixed = self._reorder(idx, obs.t)
-            if fixed is not None:
-                return fixed
-        clashes = any(_clash(e.type, e.data) for e in out)
-        if obs.type in ("played", "pass"):
+        turn = obs.type in ("played", "pass")
+        if turn:
             self._suspects = [(k, n - 1, w) for k, n, w in self._suspects if n > 0]
-        if clashes:
-            fixed = self._seen_again(idx, out, obs.t)
-            if fixed is not None:
-                return fixed
+        alts: list[Iterable[Alt]] = [self._reorder(idx, obs.t)] if turn else []
+        if any(_clash(e.type, e.data) for e in out):
+            alts.append(self._seen_again(idx, out, obs.t))
             for k, _, why in self._suspects:  # the oldest first: later ones may be its echoes
-                if k == idx:
-                    continue
-                fixed = self._unseen(k, obs.t) if why == "unseen" else self._retry(k, obs.t, why)
-                if fixed is not None:
-                    self._suspects = self._suspects_after(k)
-                    return fixed
-            fixed = self._late_in_next(idx, obs.t)
-            if fixed is not None:
-                self._suspects = []
-                return fixed
-            fixed = self._won_unseen(idx, obs.t)
-            if fixed is not None:
-                self._suspects = []
-                return fixed
-            fixed = self._played_glimpsed(obs.t)
-            if fixed is not None:
-                self._suspects = []
-                return fixed
-            fixed = self._gone(obs.t)
-            if fixed is not None:
-                self._suspects = []
-                return fixed
+                if k != idx:
+                    alts.append(
+                        self._unseen(k, obs.t) if why == "unseen" else self._retry(k, obs.t, why)
+                    )
+            alts += [
+                self._late_in_next(idx, obs.t),
+                self._won_unseen(idx, obs.t),
+                self._played_glimpsed(obs.t),
+                self._gone(obs.t),
+            ]
+        fixed = self._search(chain.from_iterable(alts))
+        if fixed is not None:
+            return fixed
         if any(_deal_over_signal(e.type, e.data) for e in out):
             fixed = self._gone_at_end(idx, obs.t)
             if fixed is not None:
@@ -726,6 +748,25 @@ class Decoder:
             n += counts(e.type, e.data)
         return n
 
+    def _search(self, alts: Iterable[Alt]) -> list[Event] | None:
+        """The one search: of the alternative histories ``alts``, the one whose continuation
+        (the rules referee run again from its first change) removes the most clashes from the
+        log's, at least its ``gain``, then the cheapest for the camera (the first of equals);
+        published as its corrections. None when no alternative is admitted."""
+        best: tuple[tuple[int, float], Alt, int, int] | None = None
+        cores: dict[int, RulesCore] = {}
+        for a in alts:
+            now = self._clashes_since(a.k, a.counts)
+            if now < a.gain:
+                continue
+            if a.k not in cores:
+                cores[a.k] = self._core_before(a.k)
+            left = self._continuation(self._copy_core(cores[a.k]), a.k, a.fixes, a.counts)
+            key = (left - now, a.cost)
+            if left <= now - a.gain and (best is None or key < best[0]):
+                best = (key, a, now, left)
+        return None if best is None else best[1].publish(best[2], best[3])
+
     def _continuation_clashes(
         self,
         core: RulesCore,
@@ -759,7 +800,7 @@ class Decoder:
             None,
         )
 
-    def _unseen(self, k: int, t: float) -> list[Event] | None:
+    def _unseen(self, k: int, t: float) -> Iterator[Alt]:
         """A camera play out of turn (observation ``k``): the seats the referee had on turn
         before it may have played or passed unseen (a play the camera missed, a pass lamp not
         seen). Taken as passes when the continuation then has ``HINDSIGHT_GAIN`` fewer clashes:
@@ -768,7 +809,7 @@ class Decoder:
         pos = self._first_pos(k)
         now = self._clashes_since(k)
         if o.seat is None or pos is None or now < HINDSIGHT_GAIN:
-            return None
+            return
         before = self._core_before(k)
         trial = self._copy_core(before)
         t0 = self._trick_top_t(before, k)
@@ -787,14 +828,11 @@ class Decoder:
                 else Observation(g.t, "played", seat=d.turn, cards=g.cards, extra={"camera": []})
             )
             if any(_clash(pl.type, pl.data) for pl in trial.feed(p, k)):
-                return None
+                return
             passes.append(p)
         d = trial._live_deal()
         if not passes or d is None or d.turn != o.seat:
-            return None
-        left = self._continuation_clashes(self._copy_core(before), k, [*passes, o])
-        if left > now - HINDSIGHT_GAIN:
-            return None
+            return
         seats = " and ".join(str(p.seat) for p in passes)
         taken = " and ".join(
             f"{p.seat} taken as passing"
@@ -802,18 +840,23 @@ class Decoder:
             else f"{p.seat} taken as playing {' '.join(map(str, p.cards))} (glimpsed at t={p.t:g})"
             for p in passes
         )
-        why = (
-            f"{o.seat} played out of turn as seen, and the table played on as if {seats} had "
-            f"played or passed ({now} fouls or ignored passes since, {left} with that reading): "
-            f"{taken} (a play or a pass the camera did not see)"
-        )
-        head = [
-            p if p.type == "pass" else replace(p, extra={"camera": [], "reread": why})
-            for p in passes
-        ]
-        return self._replace(t, self._effective[pos].id, [*head, o], why)
 
-    def _reorder(self, idx: int, t: float) -> list[Event] | None:
+        def publish(now: int, left: int) -> list[Event]:
+            why = (
+                f"{o.seat} played out of turn as seen, and the table played on as if {seats} had "
+                f"played or passed ({now} fouls or ignored passes since, {left} with that "
+                f"reading): {taken} (a play or a pass the camera did not see)"
+            )
+            head = [
+                p if p.type == "pass" else replace(p, extra={"camera": [], "reread": why})
+                for p in passes
+            ]
+            self._suspects = self._suspects_after(k)
+            return self._replace(t, self._effective[pos].id, [*head, o], why)
+
+        yield Alt(k, {k: [*passes, o]}, UNSEEN_COST * len(passes), publish)
+
+    def _reorder(self, idx: int, t: float) -> Iterator[Alt]:
         """Time is a reading too: the order of two turn observations (plays, passes) of
         different seats seen within ``REORDER_S`` of each other is uncertain (the camera
         reports a play when its cards have settled, a pass lamp at once).
@@ -836,7 +879,7 @@ class Decoder:
         b = max(start, idx - REORDER_SPAN + 1)
         now = self._clashes_since(b)
         if now < HINDSIGHT_GAIN or b >= idx:
-            return None
+            return
         turn = ("played", "pass")
 
         def movable(r: int, left: Sequence[int]) -> bool:
@@ -876,7 +919,7 @@ class Decoder:
             beam = grown[:REORDER_BEAM]
         left, _, order, _, _ = beam[0]
         if left > now - HINDSIGHT_GAIN or order == tuple(range(b, idx + 1)):
-            return None
+            return
         j = b + next(n for n, r in enumerate(order) if r != b + n)
         new_obs = [*obs[:b], *(obs[r] for r in order)]
         # the moved ones: seen after an observation they now precede
@@ -900,27 +943,31 @@ class Decoder:
             )
             texts.append(f"{what} (seen at t={o.t:g}) before {past}")
         new_obs += obs[idx + 1 :]
-        why = (
-            "; ".join(texts) + ": the camera reports a play when its cards have settled "
-            f"({now} fouls or ignored passes as seen, {left} in this order)"
-        )
-        moved = [new_obs[where[r]] for r in order if r in seen_later]
-        first = min(seen_later)
-        pos = self._first_pos(first)
-        data: dict[str, Any] = {
-            "target": self._effective[pos].id if pos is not None else None,
-            "observation": [dump_observation(o) for o in moved],
-            "reason": why,
-        }
-        first_j = next((i for i, origin in enumerate(self._origin) if origin >= j), 0)
 
-        def remap(i: int) -> int:
-            return where.get(i, i)
+        def publish(now: int, left: int) -> list[Event]:
+            why = (
+                "; ".join(texts) + ": the camera reports a play when its cards have settled "
+                f"({now} fouls or ignored passes as seen, {left} in this order)"
+            )
+            moved = [new_obs[where[r]] for r in order if r in seen_later]
+            pos = self._first_pos(min(seen_later))
+            data: dict[str, Any] = {
+                "target": self._effective[pos].id if pos is not None else None,
+                "observation": [dump_observation(o) for o in moved],
+                "reason": why,
+            }
+            first_j = next((i for i, origin in enumerate(self._origin) if origin >= j), 0)
 
-        self._suspects = [(remap(x), n, w) for x, n, w in self._suspects]
-        return self._rewrite(t, new_obs, j, first_j, data, remap)
+            def remap(i: int) -> int:
+                return where.get(i, i)
 
-    def _seen_again(self, idx: int, out: Sequence[Event], t: float) -> list[Event] | None:
+            self._suspects = [(remap(x), n, w) for x, n, w in self._suspects]
+            return self._rewrite(t, new_obs, j, first_j, data, remap)
+
+        fixes = {b + n: [new_obs[b + n]] for n in range(len(order))}
+        yield Alt(b, fixes, REORDER_COST * len(seen_later), publish)
+
+    def _seen_again(self, idx: int, out: Sequence[Event], t: float) -> Iterator[Alt]:
         """Camera play ``idx``, out of turn, repeats a play the decoder put in for that seat in
         hindsight (``camera`` empty: glimpsed, or the only answer) with the same cards, in the
         same trick: it is that play, reported late (its cards settled after the others' passes:
@@ -934,15 +981,15 @@ class Decoder:
             for e in out
         )
         if o.type != "played" or o.seat is None or not o.doubts or not late:
-            return None
+            return
         i = self._last_play(o.seat, self.state.deal_no, idx)
         if i is None or self._effective[i].data.get("camera") != []:
-            return None
+            return
         k = self._origin[i]
         if any(x.type == "trick_cleared" for x in self._obs[k + 1 : idx]):
-            return None
+            return
         if Counter(self._obs[k].cards) != Counter(o.cards):
-            return None
+            return
         seen = replace(o, t=self._obs[k].t, extra={**o.extra, "seen_at": o.t})
         why = (
             f"{o.seat}'s {' '.join(map(str, o.cards))} seen at t={o.t:g} is its play taken in "
@@ -955,15 +1002,20 @@ class Decoder:
             "observation": [dump_observation(seen)],
             "reason": why,
         }
-        first = next(j for j, origin in enumerate(self._origin) if origin >= k)
 
-        def remap(j: int) -> int:
-            return k if j == idx else j - (j > idx)
+        def publish(now: int, left: int) -> list[Event]:
+            first = next(j for j, origin in enumerate(self._origin) if origin >= k)
 
-        self._suspects = [(remap(x), n, w) for x, n, w in self._suspects if x != idx]
-        return self._rewrite(t, new_obs, k, first, data, remap)
+            def remap(j: int) -> int:
+                return k if j == idx else j - (j > idx)
 
-    def _late_in_next(self, idx: int, t: float) -> list[Event] | None:
+            self._suspects = [(remap(x), n, w) for x, n, w in self._suspects if x != idx]
+            return self._rewrite(t, new_obs, k, first, data, remap)
+
+        # the same play: nothing read otherwise, the repeat's foul goes
+        yield Alt(k, {k: [seen], idx: []}, 0.0, publish, gain=0)
+
+    def _late_in_next(self, idx: int, t: float) -> Iterator[Alt]:
         """Cards of a seat's play the camera saw only with that seat's next play of the trick
         (one card of a pair lay with its index under the other, and the hand coming back with
         new cards moved it into view: seed 9902, E's CK SK read SK, a single on a pair, then
@@ -977,21 +1029,20 @@ class Decoder:
         o = self._obs[idx]
         seat = o.seat
         if o.type != "played" or seat is None or not o.doubts:
-            return None
+            return
         i = self._last_play(seat, self.state.deal_no, idx)
         if i is None:
-            return None
+            return
         k = self._origin[i]
         ok = self._obs[k]
         between = (self._obs[j].type for j in range(k + 1, idx))
         if ok.type != "played" or not ok.doubts or "trick_cleared" in between:
-            return None
+            return
         now = self._clashes_since(k)
         before = self._core_before(k)
         d = before._live_deal()
         if now < HINDSIGHT_GAIN or d is None or d.turn != seat:
-            return None
-        best: tuple[int, float, Observation, Observation] | None = None
+            return
         tried: set[tuple[Card, ...]] = set()
         for n in range(1, min(LATE_MAX, len(o.cards) - 1) + 1):
             for moved in combinations(sort_cards(o.cards), n):
@@ -1046,20 +1097,25 @@ class Decoder:
                             f"{text}{how}",
                         },
                     )
-                    fixes = {k: [fix1], idx: [fix2]}
-                    left = self._continuation(self._copy_core(before), k, fixes)
-                    if left <= now - HINDSIGHT_GAIN and (
-                        best is None or (left, cost) < (best[0], best[1])
-                    ):
-                        best = (left, cost, fix1, fix2)
-        if best is None:
-            return None
-        _, _, fix1, fix2 = best
-        out = self._replace_play(t, self._effective[i].id, fix1)
-        pos = self._first_pos(idx)
-        if pos is not None:
-            out += self._replace_play(t, self._effective[pos].id, fix2)
-        return out
+                    yield Alt(
+                        k, {k: [fix1], idx: [fix2]}, cost, self._late_publish(t, i, idx, fix1, fix2)
+                    )
+
+    def _late_publish(
+        self, t: float, i: int, idx: int, fix1: Observation, fix2: Observation
+    ) -> Callable[[int, int], list[Event]]:
+        """Two corrections for ``_late_in_next``, the earlier play (at ``i`` in the effective
+        log) first, then camera play ``idx``."""
+
+        def publish(now: int, left: int) -> list[Event]:
+            self._suspects = []
+            out = self._replace_play(t, self._effective[i].id, fix1)
+            pos = self._first_pos(idx)
+            if pos is not None:
+                out += self._replace_play(t, self._effective[pos].id, fix2)
+            return out
+
+        return publish
 
     def _trick_top_t(self, core: RulesCore, k: int) -> float | None:
         """When the trick's last play was observed, in ``core``'s deal (a core that has seen
@@ -1092,7 +1148,7 @@ class Decoder:
                     return replace(g, cards=tuple(cards))
         return None
 
-    def _played_glimpsed(self, t: float) -> list[Event] | None:
+    def _played_glimpsed(self, t: float) -> Iterator[Alt]:
         """The seat on turn played what the camera glimpsed in its zone, too faintly to count
         (a ``glimpse``), and the table played on as if it had: seed 9501, S's last card, HR on
         W's SQ, seen by one faint corner; E and N passed, ignored with S still on turn, and
@@ -1104,14 +1160,14 @@ class Decoder:
         d = self._core._live_deal()
         t0 = self._trick_top_t(self._core, len(self._obs))
         if d is None or t0 is None:
-            return None
+            return
         g = self._glimpsed(self._core, d, t0, t)
         if g is None or g.seat is None:
-            return None
+            return
         k = next((j for j, o in enumerate(self._obs) if o.t > g.t), None)
         pos = None if k is None else self._first_pos(k)
         if k is None or pos is None:
-            return None
+            return
         before = self._core_before(k)
         db = before._live_deal()
         if (
@@ -1120,43 +1176,35 @@ class Decoder:
             or db.counts[g.seat] < len(g.cards)
             or not before._legal(db, g.seat, list(g.cards))
         ):
-            return None
+            return
         now = self._clashes_since(k, _strain)
         if now < HINDSIGHT_GAIN:
-            return None
+            return
         text = " ".join(map(str, g.cards))
         why = (
             f"{g.seat} was on turn and the table played on as if it had played: {g.seat} played "
             f"{text}, which the camera glimpsed there at t={g.t:g} but too faintly to count"
         )
-        return self._insert_unseen(t, k, pos, before, now, g.seat, g.cards, g.t, why)
+        yield self._insert_unseen(t, k, pos, g.seat, g.cards, g.t, why)
 
     def _insert_unseen(
-        self,
-        t: float,
-        k: int,
-        pos: int,
-        before: RulesCore,
-        now: int,
-        seat: str,
-        cards: Sequence[Card],
-        at: float,
-        why: str,
-    ) -> list[Event] | None:
+        self, t: float, k: int, pos: int, seat: str, cards: Sequence[Card], at: float, why: str
+    ) -> Alt:
         """A play by ``seat`` of ``cards`` at ``at`` that the camera did not count (``camera``
         empty; ``why`` its reason), put before observation ``k`` (its first event at ``pos``)
-        by a correction at ``t``, when the continuation from ``before`` (a core that has seen
-        what came before ``k``) then has ``HINDSIGHT_GAIN`` fewer clashes or third copies than
-        ``now``; else None."""
+        by a correction at ``t``, weighed by clashes or third copies."""
         play = Observation(
             at, "played", seat=seat, cards=tuple(cards), extra={"camera": [], "reread": why}
         )
-        left = self._continuation_clashes(before, k, [play, self._obs[k]], _strain)
-        if left > now - HINDSIGHT_GAIN:
-            return None
-        return self._replace(t, self._effective[pos].id, [play, self._obs[k]], why)
+        new = [play, self._obs[k]]
 
-    def _won_unseen(self, idx: int, t: float) -> list[Event] | None:
+        def publish(now: int, left: int) -> list[Event]:
+            self._suspects = []
+            return self._replace(t, self._effective[pos].id, new, why)
+
+        return Alt(k, {k: new}, UNSEEN_COST, publish, counts=_strain)
+
+    def _won_unseen(self, idx: int, t: float) -> Iterator[Alt]:
         """The seat on turn answered a small joker with the big one (or a pair of small jokers
         with the big pair), the only answers short of a bomb, and the camera missed it: the
         others passed (ignored, that seat being on turn by the referee's reading), the table
@@ -1169,20 +1217,20 @@ class Decoder:
         trick."""
         o = self._obs[idx]
         if o.type != "played" or o.seat is None or not o.doubts:
-            return None
+            return
         c = next(
             (j for j in range(idx - 1, -1, -1) if self._obs[j].type in _TURN_OBS),
             None,
         )
         if c is None or self._obs[c].type != "trick_cleared":
-            return None
+            return
         cleared = self._core_before(c)
         d = cleared._live_deal()
         if d is None or d.turn != o.seat or d.top is None or d.owner is None:
-            return None
+            return
         top = self._last_play(d.owner, d.number, c)
         if top is None:
-            return None
+            return
         k = self._origin[top] + 1  # the seat came on turn with the observation after the top
         answer = _ONLY_ANSWER.get(tuple(d.top.cards))
         how = "the only answer short of a bomb, and the camera did not see it"
@@ -1193,24 +1241,24 @@ class Decoder:
             # beaten it too), the latest that beats the trick
             g = self._glimpsed(cleared, d, self._obs[k - 1].t, self._obs[c].t)
             if g is None:
-                return None
+                return
             answer, at = g.cards, min(g.t, at)
             how = f"which the camera glimpsed there at t={g.t:g} but too faintly to count"
         if d.counts[o.seat] < len(answer):
-            return None
+            return
         pos = self._first_pos(k)
         now = self._clashes_since(k, _strain)
         if pos is None or now < HINDSIGHT_GAIN:
-            return None
+            return
         text = " ".join(str(x) for x in answer)
         why = (
             f"{o.seat} leads after the table cleared {d.owner}'s "
             f"{' '.join(str(x) for x in d.top.cards)} that the others passed: {o.seat} played "
             f"{text}, {how}"
         )
-        return self._insert_unseen(t, k, pos, self._core_before(k), now, o.seat, answer, at, why)
+        yield self._insert_unseen(t, k, pos, o.seat, answer, at, why)
 
-    def _gone(self, t: float) -> list[Event] | None:
+    def _gone(self, t: float) -> Iterator[Alt]:
         """The seat the referee has on turn holds few cards by its count (``GONE_MAX_LEFT``),
         and the table plays on without it: it may have gone out with its last play, the cards
         it still held by the count having gone down unseen earlier (plays the camera missed or
@@ -1219,42 +1267,47 @@ class Decoder:
         continuation then has ``HINDSIGHT_GAIN`` fewer clashes: a correction of that play."""
         d = self._core._live_deal()
         if d is None or d.turn is None:
-            return None
+            return
         seat = d.turn
         if not 0 < d.counts[seat] <= GONE_MAX_LEFT:
-            return None
+            return
         pos = self._last_camera_play(seat, d.number, len(self._obs))
         if pos is None:
-            return None
+            return
         k = self._origin[pos]
         o = self._obs[k]
         ev = self._effective[pos]
         later = sum(1 for x in self._obs[k + 1 :] if x.type in ("played", "pass"))
         now = self._clashes_since(k)
         if later > GONE_WINDOW or now < HINDSIGHT_GAIN:
-            return None
+            return
         before = self._core_before(k)
         bd = before._live_deal()
         if bd is None or bd.turn != seat:
-            return None
+            return
         rest = bd.counts[seat] - len(o.cards)
         if rest <= 0:
-            return None
+            return
         text = [str(c) for c in o.cards]
-        why = (
-            f"{seat} still held {rest} cards by the count after {' '.join(text)}, and the table "
-            f"played on as if {seat} had gone out ({now} fouls or ignored passes since): taken "
-            f"as {seat}'s last play, {rest} cards having gone down unseen"
-        )
         camera = list(o.extra.get("camera", text))
-        if "reread" in o.extra:
-            why = f"{o.extra['reread']}; then {why}"
-        fix = replace(o, extra={**o.extra, "camera": camera, "reread": why, "rest_unseen": True})
-        left = self._continuation_clashes(self._copy_core(before), k, [fix])
-        if left > now - HINDSIGHT_GAIN:
-            return None
-        self._gone_fixes.append((k, o, False))
-        return self._replace_play(t, ev.id, fix)
+
+        def publish(now: int, left: int) -> list[Event]:
+            why = (
+                f"{seat} still held {rest} cards by the count after {' '.join(text)}, and the "
+                f"table played on as if {seat} had gone out ({now} fouls or ignored passes "
+                f"since): taken as {seat}'s last play, {rest} cards having gone down unseen"
+            )
+            if "reread" in o.extra:
+                why = f"{o.extra['reread']}; then {why}"
+            fix = replace(
+                o, extra={**o.extra, "camera": camera, "reread": why, "rest_unseen": True}
+            )
+            self._suspects = []
+            self._gone_fixes.append((k, o, False))
+            return self._replace_play(t, ev.id, fix)
+
+        trial = replace(o, extra={**o.extra, "camera": camera, "reread": "", "rest_unseen": True})
+        yield Alt(k, {k: [trial]}, GONE_CARD_COST * rest, publish)
 
     def _swap_copies(self, idx: int, t: float) -> list[Event] | None:
         """The camera's reading of play ``idx`` holds a third copy of a card X in the deal (two
@@ -1336,7 +1389,6 @@ class Decoder:
             ed = ebefore._live_deal()
             if ed is None or ok.seat is None or not ebefore._legal(ed, ok.seat, new_cards):
                 continue
-            now = self._clashes_since(k, _strain)
             camera = list(ok.extra.get("camera", [str(c) for c in ok.cards]))
             text = [str(c) for c in new_cards]
             why = (
@@ -1350,21 +1402,20 @@ class Decoder:
             fix = replace(
                 ok, cards=tuple(new_cards), extra={**ok.extra, "camera": camera, "reread": why}
             )
-            fixed = self._correct_earlier(e, k, ebefore, fix, now, t)
+            fixed = self._correct_earlier(e, k, fix, t)
             if fixed is not None:
                 return fixed
         return None
 
-    def _correct_earlier(
-        self, e: Event, k: int, before: RulesCore, fix: Observation, now: int, t: float
-    ) -> list[Event] | None:
-        """The earlier play event ``e`` (of observation ``k``; ``before``: a core that has seen
-        what came before it) replaced by ``fix`` through a correction, when the continuation
-        then has no more clashes or third copies than the ``now`` of the log; else None."""
-        left = self._continuation_clashes(self._copy_core(before), k, [fix], _strain)
-        if left > now:
-            return None
-        return self._replace_play(t, e.id, fix)
+    def _correct_earlier(self, e: Event, k: int, fix: Observation, t: float) -> list[Event] | None:
+        """The earlier play event ``e`` (of observation ``k``) replaced by ``fix`` through a
+        correction, when the continuation then has no more clashes or third copies than the
+        log's; else None."""
+
+        def publish(now: int, left: int) -> list[Event]:
+            return self._replace_play(t, e.id, fix)
+
+        return self._search([Alt(k, {k: [fix]}, 0.0, publish, gain=0, counts=_strain)])
 
     def _replace_play(self, t: float, event: str, fix: Observation) -> list[Event]:
         """The play event ``event`` replaced by the observation ``fix`` through a correction at
@@ -1408,7 +1459,6 @@ class Decoder:
             if ed is None or ok.seat is None or ed.turn != ok.seat:
                 continue
             cam = replace(ok, cards=tuple(sort_cards(list(seen.elements()))), doubts=())
-            now = self._clashes_since(k, _strain)
             readings = self._legal_readings(ebefore, ed, ok.seat, cam, self._played_after(k, deal))
             if ebefore._legal(ed, ok.seat, list(cam.cards)):
                 # the camera's own reading first: a copy put in by a third-copy swap (C3 for
@@ -1435,7 +1485,7 @@ class Decoder:
                     doubts=(),
                     extra={**ok.extra, "camera": list(camera), "reread": why},
                 )
-                fixed = self._correct_earlier(e, k, ebefore, fix, now, t)
+                fixed = self._correct_earlier(e, k, fix, t)
                 if fixed is not None:
                     return fixed
         return None
@@ -1651,7 +1701,7 @@ class Decoder:
                 found.append((cs, cost, changes))
         return found
 
-    def _retry(self, k: int, t: float, why: str = "illegal") -> list[Event] | None:
+    def _retry(self, k: int, t: float, why: str = "illegal") -> Iterator[Alt]:
         """Readings of the suspect observation ``k`` whose continuation up to now has no clash
         foul, where the reading as logged has at least two: the cheapest one, as a correction
         of the suspect's play event; None when there is none. ``why``: "illegal" as read, or
@@ -1660,43 +1710,45 @@ class Decoder:
         seat = o.seat
         pos = self._play_pos(k)
         if seat is None or pos is None:
-            return None
+            return
         now = self._clashes_since(k)
         if now < HINDSIGHT_GAIN:
-            return None
+            return
         before = self._core_before(k)
         d = before._live_deal()
         if d is None or d.turn != seat:
-            return None
-        found = self._legal_readings(before, d, seat, o)
-        best: tuple[int, float, list[Card], list[str]] | None = None
-        for new_cards, cost, changes in found:
-            rep = replace(o, cards=tuple(sort_cards(new_cards)), doubts=())
-            clash = self._continuation_clashes(self._copy_core(before), k, [rep])
-            if clash <= now - HINDSIGHT_GAIN and (best is None or clash < best[0]):
-                best = (clash, cost, new_cards, changes)
-                if clash == 0:
-                    break
-        if best is not None:
-            left, cost, new_cards, changes = best
-            camera = [str(c) for c in o.cards]
-            text = [str(c) for c in sort_cards(new_cards)]
-            what = (
-                "not a legal play, and the table played on as if it were"
-                if why == "illegal"
-                else "the next plays did not beat it as read, and the table played on as if "
-                "they did"
-            )
-            why = (
-                f"camera read {' '.join(camera)}: {what} ({now} fouls or ignored passes since, "
-                f"{left} with this reading); re-read as {' '.join(text)} ({', '.join(changes)}; "
-                f"cost {cost:.2f})"
-            )
+            return
+        camera = [str(c) for c in o.cards]
+        what = (
+            "not a legal play, and the table played on as if it were"
+            if why == "illegal"
+            else "the next plays did not beat it as read, and the table played on as if they did"
+        )
+        for new_cards, cost, changes in self._legal_readings(before, d, seat, o):
+            text = " ".join(str(c) for c in sort_cards(new_cards))
             fix = replace(
                 o,
                 cards=tuple(sort_cards(new_cards)),
                 doubts=(),
-                extra={**o.extra, "camera": camera, "reread": why},
+                extra={**o.extra, "camera": camera, "reread": ""},
             )
-            return self._replace_play(t, self._effective[pos].id, fix)
-        return None
+            how = f"re-read as {text} ({', '.join(changes)}; cost {cost:.2f})"
+            yield Alt(k, {k: [fix]}, cost, self._retry_publish(t, k, pos, fix, what, how))
+
+    def _retry_publish(
+        self, t: float, k: int, pos: int, fix: Observation, what: str, how: str
+    ) -> Callable[[int, int], list[Event]]:
+        """The correction of suspect ``k``'s play (at ``pos``) by ``_retry``'s reading ``fix``."""
+
+        def publish(now: int, left: int) -> list[Event]:
+            camera = " ".join(fix.extra["camera"])
+            why = (
+                f"camera read {camera}: {what} ({now} fouls or ignored passes since, {left} with "
+                f"this reading); {how}"
+            )
+            self._suspects = self._suspects_after(k)
+            return self._replace_play(
+                t, self._effective[pos].id, replace(fix, extra={**fix.extra, "reread": why})
+            )
+
+        return publish
