@@ -173,6 +173,17 @@ COSTS: Final[Mapping[str, Cost]] = {
     ),
     "REORDER_SPAN": Cost(8, "the latest observations of the deal run again in other orders"),
     "REORDER_BEAM": Cost(6, "orders kept at once in the reorder beam"),
+    "CLASH_COST": Cost(
+        10.0,
+        "the rules' cost of a clash (a foul the table did not act on, a pass out of turn, a play "
+        "after the deal ended by the count): the table's own continuation is strong evidence, "
+        "worth more than any reading within ``HINDSIGHT_BUDGET``",
+    ),
+    "THIRD_COPY_COST": Cost(
+        3.0,
+        "the rules' cost of a card seen a third time (two decks hold two): some reading of it "
+        "is wrong, but any of them may be, so it weighs as one misread card",
+    ),
     "UNSEEN_COST": Cost(
         3.0,
         "a play or a pass the camera did not see at all (a pass lamp missed, a play glimpsed "
@@ -207,6 +218,8 @@ GONE_WINDOW: Final = int(COSTS["GONE_WINDOW"].value)
 LATE_MAX: Final = int(COSTS["LATE_MAX"].value)
 REORDER_SPAN: Final = int(COSTS["REORDER_SPAN"].value)
 REORDER_BEAM: Final = int(COSTS["REORDER_BEAM"].value)
+CLASH_COST: Final = COSTS["CLASH_COST"].value
+THIRD_COPY_COST: Final = COSTS["THIRD_COPY_COST"].value
 UNSEEN_COST: Final = COSTS["UNSEEN_COST"].value
 GONE_CARD_COST: Final = COSTS["GONE_CARD_COST"].value
 REORDER_COST: Final = COSTS["REORDER_COST"].value
@@ -323,6 +336,14 @@ def _clash(etype: str, data: Mapping[str, Any]) -> bool:
 def _strain(etype: str, data: Mapping[str, Any]) -> bool:
     """A clash (``_clash``), or a card seen a third time in the deal."""
     return _clash(etype, data) or (etype == "foul" and data.get("kind") == "duplicate_card")
+
+
+def _rules_cost(events: Iterable[tuple[str, Mapping[str, Any]]]) -> float:
+    """The rules' cost of a history's events: ``CLASH_COST`` a clash, ``THIRD_COPY_COST`` a
+    card seen a third time."""
+    return sum(
+        CLASH_COST if _clash(t, d) else THIRD_COPY_COST if _strain(t, d) else 0.0 for t, d in events
+    )
 
 
 def _deal_over_signal(etype: str, data: Mapping[str, Any]) -> bool:
@@ -515,7 +536,7 @@ class Decoder:
                     f"read as {text}"
                 )
                 fix = replace(fix, extra={**fix.extra, "reread": reason})
-                fixed = self._correct_earlier(e, k, fix, obs.t)
+                fixed = self._search([self._earlier(e, k, fix, obs.t)])
                 why = "the table's continuation would then clash more"
         if fixed is not None:
             return fixed
@@ -589,7 +610,7 @@ class Decoder:
                 if again is not None:
                     out += self._replace_play(obs.t, self._effective[again].id, fix)
                 return out
-        left = self._continuation_clashes(self._core_before(k), k, [fix], _strain)
+        left = self._continuation(self._core_before(k), k, {k: [fix]}, _strain)
         if left < self._clashes_since(k, _strain):
             return self._replace_play(obs.t, e.id, fix)
         why = f"{seat} playing {now_text} would fit the table's continuation no better"
@@ -729,10 +750,12 @@ class Decoder:
                 out.append((origin, HINDSIGHT_WINDOW - later, why))
         return out[-_HINDSIGHT_SUSPECTS:]
 
-    def _clashes_since(
-        self, k: int, counts: Callable[[str, Mapping[str, Any]], bool] = _clash
-    ) -> int:
-        """Clashes (or what ``counts``) in the effective log from observation ``k`` on.
+    def _clashes_since(self, k: int, counts: Counts = _clash) -> int:
+        """Clashes (or what ``counts``) in the effective log from observation ``k`` on."""
+        return sum(1 for etype, data in self._log_since(k) if counts(etype, data))
+
+    def _log_since(self, k: int) -> list[tuple[str, Mapping[str, Any]]]:
+        """The effective log's events from observation ``k`` on, as (type, data).
 
         Read back from the log's end to the first event of an earlier observation: called after
         every play and pass (``_reorder``), a scan of the whole log made the referee quadratic
@@ -740,58 +763,59 @@ class Decoder:
         3edeb2e). Events come in the order of their observations; the one exception, a tribute
         phase's events published after a ``time_called`` or a forfeit of the observation that
         ends the phase (``_Core._after``), puts no clash out of reach of the scan."""
-        n = 0
+        out = []
         for i in range(len(self._effective) - 1, -1, -1):
             if self._origin[i] < k:
                 break
-            e = self._effective[i]
-            n += counts(e.type, e.data)
-        return n
+            out.append((self._effective[i].type, self._effective[i].data))
+        return out[::-1]
 
     def _search(self, alts: Iterable[Alt]) -> list[Event] | None:
-        """The one search: of the alternative histories ``alts``, the one whose continuation
-        (the rules referee run again from its first change) removes the most clashes from the
-        log's, at least its ``gain``, then the cheapest for the camera (the first of equals);
-        published as its corrections. None when no alternative is admitted."""
-        best: tuple[tuple[int, float], Alt, int, int] | None = None
+        """The one search: of the alternative histories ``alts``, each admitted when its
+        continuation (the rules referee run again from its first change) has at least its
+        ``gain`` fewer clashes than the log's, the one of least cost: the camera's cost of its
+        readings plus the rules' cost of its continuation over the log's (``CLASH_COST`` a
+        clash, ``THIRD_COPY_COST`` a card seen a third time); the first of equals. Published as
+        its corrections; None when no alternative is admitted."""
+        best: tuple[float, Alt, int, int] | None = None
         cores: dict[int, RulesCore] = {}
         for a in alts:
-            now = self._clashes_since(a.k, a.counts)
+            log = self._log_since(a.k)
+            now = sum(1 for e in log if a.counts(*e))
             if now < a.gain:
                 continue
             if a.k not in cores:
                 cores[a.k] = self._core_before(a.k)
-            left = self._continuation(self._copy_core(cores[a.k]), a.k, a.fixes, a.counts)
-            key = (left - now, a.cost)
-            if left <= now - a.gain and (best is None or key < best[0]):
-                best = (key, a, now, left)
+            run = self._run(self._copy_core(cores[a.k]), a.k, a.fixes)
+            left = sum(1 for e in run if a.counts(*e))
+            score = a.cost + _rules_cost(run) - _rules_cost(log)
+            if left <= now - a.gain and (best is None or score < best[0]):
+                best = (score, a, now, left)
         return None if best is None else best[1].publish(best[2], best[3])
-
-    def _continuation_clashes(
-        self,
-        core: RulesCore,
-        k: int,
-        head: Sequence[Observation],
-        counts: Callable[[str, Mapping[str, Any]], bool] = _clash,
-    ) -> int:
-        """Clashes (or what ``counts``) when ``head`` is fed to ``core`` in place of observation
-        ``k``, then the rest."""
-        return self._continuation(core, k, {k: head}, counts)
 
     def _continuation(
         self,
         core: RulesCore,
         k0: int,
         fixes: Mapping[int, Sequence[Observation]],
-        counts: Callable[[str, Mapping[str, Any]], bool] = _clash,
+        counts: Counts = _clash,
     ) -> int:
         """Clashes (or what ``counts``) when the observations from ``k0`` on are fed to ``core``,
         each one whose index is in ``fixes`` replaced by the observations given there."""
-        clash = 0
-        for i in range(k0, len(self._obs)):
-            for oi in fixes.get(i, (self._obs[i],)):
-                clash += sum(1 for pl in core.feed(oi, i) if counts(pl.type, pl.data))
-        return clash
+        return sum(1 for e in self._run(core, k0, fixes) if counts(*e))
+
+    def _run(
+        self, core: RulesCore, k0: int, fixes: Mapping[int, Sequence[Observation]]
+    ) -> list[tuple[str, Mapping[str, Any]]]:
+        """The events, as (type, data), when the observations from ``k0`` on are fed to
+        ``core``, each one whose index is in ``fixes`` replaced by the observations given
+        there."""
+        return [
+            (pl.type, pl.data)
+            for i in range(k0, len(self._obs))
+            for oi in fixes.get(i, (self._obs[i],))
+            for pl in core.feed(oi, i)
+        ]
 
     def _play_pos(self, k: int) -> int | None:
         """Position in the effective log of the play event of observation ``k``."""
@@ -1374,9 +1398,23 @@ class Decoder:
                     cost = sum(sorted(costs)[:m])
                     if cost + SWAP_MARGIN <= here_of[x]:
                         options.append((cost, i, x, y, m))
-        fixed = self._undo_added(pos, deal, dup, seat, o, t)
-        if fixed is not None:
-            return fixed
+        return self._search(
+            chain(
+                self._undo_added(pos, deal, dup, seat, o, t),
+                self._swaps(options, seat, o, here_of, t),
+            )
+        )
+
+    def _swaps(
+        self,
+        options: Sequence[tuple[float, int, Card, Card, int]],
+        seat: str,
+        o: Observation,
+        here_of: Mapping[Card, float],
+        t: float,
+    ) -> Iterator[Alt]:
+        """``_swap_copies``'s earlier plays read with a runner-up ``y`` for ``m`` copies of
+        ``x`` (``options``: cost, position in the effective log, x, y, m), the cheapest three."""
         for cost, i, x, y, m in sorted(options, key=lambda v: (v[0], -v[1]))[:3]:
             e = self._effective[i]
             k = self._origin[i]
@@ -1402,20 +1440,17 @@ class Decoder:
             fix = replace(
                 ok, cards=tuple(new_cards), extra={**ok.extra, "camera": camera, "reread": why}
             )
-            fixed = self._correct_earlier(e, k, fix, t)
-            if fixed is not None:
-                return fixed
-        return None
+            yield self._earlier(e, k, fix, t, cost)
 
-    def _correct_earlier(self, e: Event, k: int, fix: Observation, t: float) -> list[Event] | None:
+    def _earlier(self, e: Event, k: int, fix: Observation, t: float, cost: float = 0.0) -> Alt:
         """The earlier play event ``e`` (of observation ``k``) replaced by ``fix`` through a
-        correction, when the continuation then has no more clashes or third copies than the
-        log's; else None."""
+        correction, admitted when the continuation then has no more clashes or third copies
+        than the log's."""
 
         def publish(now: int, left: int) -> list[Event]:
             return self._replace_play(t, e.id, fix)
 
-        return self._search([Alt(k, {k: [fix]}, 0.0, publish, gain=0, counts=_strain)])
+        return Alt(k, {k: [fix]}, cost, publish, gain=0, counts=_strain)
 
     def _replace_play(self, t: float, event: str, fix: Observation) -> list[Event]:
         """The play event ``event`` replaced by the observation ``fix`` through a correction at
@@ -1433,7 +1468,7 @@ class Decoder:
 
     def _undo_added(
         self, pos: int, deal: int, dup: set[Card], seat: str, o: Observation, t: float
-    ) -> list[Event] | None:
+    ) -> Iterator[Alt]:
         """A card X seen a third time, where an earlier play of the deal holds a copy of X that
         the camera did not see (a second look added it, "X not seen", as the cheapest legal
         reading): that guess is the likelier error. The earlier play is read again from the
@@ -1485,10 +1520,7 @@ class Decoder:
                     doubts=(),
                     extra={**ok.extra, "camera": list(camera), "reread": why},
                 )
-                fixed = self._correct_earlier(e, k, fix, t)
-                if fixed is not None:
-                    return fixed
-        return None
+                yield self._earlier(e, k, fix, t, cost)
 
     def _played_after(self, k: int, deal: int) -> Counter[Card]:
         """Copies of each card in the plays of ``deal`` after observation ``k`` (the effective
