@@ -587,6 +587,7 @@ class Decoder:
                 "reread": f"{text} at t={obs.t:.1f}: read as {now_text}",
             },
         )
+        alts = [self._earlier(e, k, fix, obs.t)._replace(gain=1)]
         bet = self._bet_on(pos, list(zip(old, obs.cards, strict=True)))
         if bet is not None:
             eq, kq = self._effective[bet], self._origin[bet]
@@ -601,18 +602,18 @@ class Decoder:
                     "reread": f"as the camera read it ({text} at t={obs.t:.1f})",
                 },
             )
-            fixes = {kq: [back], k: [fix]}
-            if self._continuation(self._core_before(kq), kq, fixes, _strain) <= (
-                self._clashes_since(kq, _strain)
-            ):
+
+            def publish(now: int, left: int) -> list[Event]:
                 out = self._replace_play(obs.t, eq.id, back)
                 again = self._relabel_target(seat, old)
                 if again is not None:
                     out += self._replace_play(obs.t, self._effective[again].id, fix)
                 return out
-        left = self._continuation(self._core_before(k), k, {k: [fix]}, _strain)
-        if left < self._clashes_since(k, _strain):
-            return self._replace_play(obs.t, e.id, fix)
+
+            alts.insert(0, Alt(kq, {kq: [back], k: [fix]}, 0.0, publish, gain=0, counts=_strain))
+        fixed = self._search(alts)
+        if fixed is not None:
+            return fixed
         why = f"{seat} playing {now_text} would fit the table's continuation no better"
         return self._notice(obs.t, f"{text}; the first reading stands: {why}")
 
@@ -1605,12 +1606,12 @@ class Decoder:
                 return None
             if legal[ks[-1]] and self._obs[ks[-1]].seat != d.owner:
                 return None
-        options: list[list[Observation]] = []
+        options: list[list[tuple[Observation, float]]] = []
         for k in ks:
             o = self._obs[k]
             text = [str(c) for c in o.cards]
             camera = list(o.extra.get("camera", text))
-            readings: list[tuple[list[Card], str]] = [(list(o.cards), "")]
+            readings: list[tuple[list[Card], float, str]] = [(list(o.cards), 0.0, "")]
             if not legal[k]:
                 before = self._core_before(k)
                 bd = before._live_deal()
@@ -1619,13 +1620,14 @@ class Decoder:
                 readings = [
                     (
                         cs,
+                        cost,
                         f"re-read as {' '.join(str(c) for c in sort_cards(cs))} "
                         f"({', '.join(changes)}; cost {cost:.2f}); ",
                     )
                     for cs, cost, changes in self._legal_readings(before, bd, o.seat, o)
                 ]
             opts = []
-            for cs, reread in readings:
+            for cs, cost, reread in readings:
                 why = (
                     f"the table ended the deal while {o.seat} still held cards by the count "
                     f"after the camera's {' '.join(camera)}: {reread}taken as {o.seat}'s last "
@@ -1633,40 +1635,36 @@ class Decoder:
                 )
                 if "reread" in o.extra:
                     why = f"{o.extra['reread']}; then {why}"
-                opts.append(
-                    replace(
-                        o,
-                        cards=tuple(sort_cards(cs)),
-                        doubts=o.doubts if legal[k] else (),
-                        extra={**o.extra, "camera": camera, "reread": why, "rest_unseen": True},
-                    )
+                extra = {**o.extra, "camera": camera, "reread": why, "rest_unseen": True}
+                fix = replace(
+                    o, cards=tuple(sort_cards(cs)), doubts=o.doubts if legal[k] else (), extra=extra
                 )
+                opts.append((fix, cost))
             if not opts:
                 return None
             options.append(opts[:_HINDSIGHT_TRIES])
-        fixes: dict[int, Observation] | None = None
-        for combo in product(*options):
-            trial = self._core_before(ks[0])
-            tried = dict(zip(ks, combo, strict=True))
-            for i in range(ks[0], idx):
-                trial.feed(tried.get(i, self._obs[i]), i)
-            td = trial._live_deal()
-            if td is None or td.over:
-                fixes = tried
-                break
-        if fixes is None:
-            return None  # the deal still does not end before the table's signal
-        out: list[Event] = []
-        if self._obs[idx].type == "trick_cleared":
-            self._gone_fixes += [(k, self._obs[k], True) for k in ks]
-        for k in ks:
-            ev = next(
-                e
-                for e, origin in zip(self._effective, self._origin, strict=True)
-                if origin == k and e.type == "play"
-            )
-            out += self._replace_play(t, ev.id, fixes[k])
-        return out
+        gone_cost = GONE_CARD_COST * best[0]
+
+        def alt(combo: Sequence[tuple[Observation, float]]) -> Alt:
+            fixes = {k: fix for k, (fix, _) in zip(ks, combo, strict=True)}
+
+            def publish(now: int, left: int) -> list[Event]:
+                if self._obs[idx].type == "trick_cleared":
+                    self._gone_fixes += [(k, self._obs[k], True) for k in ks]
+                out: list[Event] = []
+                for k in ks:
+                    pos = self._play_pos(k)
+                    assert pos is not None
+                    out += self._replace_play(t, self._effective[pos].id, fixes[k])
+                return out
+
+            cost = gone_cost + sum(c for _, c in combo)
+            fix_lists = {k: [o] for k, o in fixes.items()}
+            return Alt(ks[0], fix_lists, cost, publish, gain=1, counts=_deal_over_signal)
+
+        # the table's signal (a new deal, a clearing with a seat to answer) goes when the deal
+        # ends before it
+        return self._search(alt(combo) for combo in product(*options))
 
     def _undo_gone(self, undo: list[tuple[int, Observation, bool]], t: float) -> list[Event]:
         """A seat taken as gone out unseen plays or passes again, or the table plays on in a deal
