@@ -686,14 +686,8 @@ class Decoder:
                 self._played_glimpsed(obs.t),
                 self._gone(obs.t),
             ]
-        fixed = self._search(chain.from_iterable(alts))
-        if fixed is not None:
-            return fixed
         if any(_deal_over_signal(e.type, e.data) for e in out):
-            fixed = self._gone_at_end(idx, obs.t)
-            if fixed is not None:
-                self._suspects = []
-                return fixed
+            alts.append(self._gone_at_end(idx, obs.t))
         # a third copy of a card is re-read as it comes (the play event has ``camera``) or
         # flagged (``duplicate_card``): which of its readings was the misread?
         third = any(
@@ -702,12 +696,10 @@ class Decoder:
             for e in out
         )
         if third and obs.type == "played" and obs.doubts and obs.seat is not None:
-            fixed = self._swap_copies(idx, obs.t)
-            if fixed is not None:
-                # this play stays a suspect when it is still illegal after the swap (seed 9808:
-                # E's SQ DQ, a ghost DQ beside a third SQ, no pair on a single)
-                self._suspects = self._suspects_after(idx - 1)
-                return fixed
+            alts.append(self._swap_copies(idx, obs.t))
+        fixed = self._search(chain.from_iterable(alts))
+        if fixed is not None:
+            return fixed
         if obs.type == "played" and obs.doubts:  # a camera's reading (not a person's entry)
             for e in out:
                 if e.type == "play" and e.data.get("legal") is False:
@@ -1334,7 +1326,7 @@ class Decoder:
         trial = replace(o, extra={**o.extra, "camera": camera, "reread": "", "rest_unseen": True})
         yield Alt(k, {k: [trial]}, GONE_CARD_COST * rest, publish)
 
-    def _swap_copies(self, idx: int, t: float) -> list[Event] | None:
+    def _swap_copies(self, idx: int, t: float) -> Iterator[Alt]:
         """The camera's reading of play ``idx`` holds a third copy of a card X in the deal (two
         decks hold two): one of the readings of X is a misread, and ``_played`` re-read this
         one (or could not). The misread is more likely the reading whose runner-up is cheapest:
@@ -1348,14 +1340,14 @@ class Decoder:
         assert seat is not None
         pos = self._play_pos(idx)
         if pos is None or self._effective[pos].data.get("unseen"):
-            return None
+            return
         before = self._core_before(idx)
         d = before._live_deal()
         if d is None or d.turn != seat:
-            return None
+            return
         dup = set(third_copies(d, seat, o.cards))
         if not dup or max(Counter(o.cards).values()) > 2:
-            return None
+            return
         found = reread(o.cards, o.doubts, lambda cs: before._legal(d, seat, cs), REREAD_BUDGET)
         # what reading each such card X otherwise here costs: the legal re-reading's (it reads
         # every third copy otherwise), else at least X's own cheapest runner-up; not another
@@ -1399,12 +1391,12 @@ class Decoder:
                     cost = sum(sorted(costs)[:m])
                     if cost + SWAP_MARGIN <= here_of[x]:
                         options.append((cost, i, x, y, m))
-        return self._search(
-            chain(
-                self._undo_added(pos, deal, dup, seat, o, t),
-                self._swaps(options, seat, o, here_of, t),
-            )
-        )
+        for a in chain(
+            self._undo_added(pos, deal, dup, seat, o, t), self._swaps(options, seat, o, here_of, t)
+        ):
+            # this play stays a suspect when it is still illegal after the swap (seed 9808:
+            # E's SQ DQ, a ghost DQ beside a third SQ, no pair on a single)
+            yield a._replace(publish=self._then_suspects_after(idx - 1, a.publish))
 
     def _swaps(
         self,
@@ -1442,6 +1434,18 @@ class Decoder:
                 ok, cards=tuple(new_cards), extra={**ok.extra, "camera": camera, "reread": why}
             )
             yield self._earlier(e, k, fix, t, cost)
+
+    def _then_suspects_after(
+        self, k: int, publish: Callable[[int, int], list[Event]]
+    ) -> Callable[[int, int], list[Event]]:
+        """``publish``, then the suspects taken again from the log after observation ``k``."""
+
+        def then(now: int, left: int) -> list[Event]:
+            out = publish(now, left)
+            self._suspects = self._suspects_after(k)
+            return out
+
+        return then
 
     def _earlier(self, e: Event, k: int, fix: Observation, t: float, cost: float = 0.0) -> Alt:
         """The earlier play event ``e`` (of observation ``k``) replaced by ``fix`` through a
@@ -1569,7 +1573,7 @@ class Decoder:
         )
         return i if ok else None
 
-    def _gone_at_end(self, idx: int, t: float) -> list[Event] | None:
+    def _gone_at_end(self, idx: int, t: float) -> Iterator[Alt]:
         """The table ended the deal (a new deal started, or the trick was cleared with a seat
         still to answer) while by the referee's counts no team has both players out. When one
         team's players still in hold few cards (``GONE_MAX_LEFT``) and each last played a camera
@@ -1580,7 +1584,7 @@ class Decoder:
         core = self._core_before(idx)
         d = core._live_deal()
         if d is None:
-            return None
+            return
         best: tuple[int, list[int]] | None = None
         for team in TEAMS:
             need = [s for s in team if s not in d.order]
@@ -1593,7 +1597,7 @@ class Decoder:
             if best is None or unseen < best[0]:
                 best = (unseen, sorted(p for p in pos if p is not None))
         if best is None:
-            return None
+            return
         ks = [self._origin[p] for p in best[1]]
         legal = {
             k: self._effective[p].data.get("legal") is not False
@@ -1603,9 +1607,9 @@ class Decoder:
             # a trick cleared right after the play, nobody answering: the deal's last trick (a
             # missed pass lamp or two would leave passes between the play and the clearing)
             if any(o.type in ("pass", "played") for o in self._obs[ks[-1] + 1 : idx]):
-                return None
+                return
             if legal[ks[-1]] and self._obs[ks[-1]].seat != d.owner:
-                return None
+                return
         options: list[list[tuple[Observation, float]]] = []
         for k in ks:
             o = self._obs[k]
@@ -1616,7 +1620,7 @@ class Decoder:
                 before = self._core_before(k)
                 bd = before._live_deal()
                 if bd is None or o.seat is None:
-                    return None
+                    return
                 readings = [
                     (
                         cs,
@@ -1641,7 +1645,7 @@ class Decoder:
                 )
                 opts.append((fix, cost))
             if not opts:
-                return None
+                return
             options.append(opts[:_HINDSIGHT_TRIES])
         gone_cost = GONE_CARD_COST * best[0]
 
@@ -1649,6 +1653,7 @@ class Decoder:
             fixes = {k: fix for k, (fix, _) in zip(ks, combo, strict=True)}
 
             def publish(now: int, left: int) -> list[Event]:
+                self._suspects = []
                 if self._obs[idx].type == "trick_cleared":
                     self._gone_fixes += [(k, self._obs[k], True) for k in ks]
                 out: list[Event] = []
@@ -1664,7 +1669,7 @@ class Decoder:
 
         # the table's signal (a new deal, a clearing with a seat to answer) goes when the deal
         # ends before it
-        return self._search(alt(combo) for combo in product(*options))
+        yield from (alt(combo) for combo in product(*options))
 
     def _undo_gone(self, undo: list[tuple[int, Observation, bool]], t: float) -> list[Event]:
         """A seat taken as gone out unseen plays or passes again, or the table plays on in a deal
