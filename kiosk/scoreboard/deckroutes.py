@@ -57,7 +57,8 @@ FILE_CACHE = "private, max-age=31536000, immutable, no-transform"
 
 def _table_of(request: Request, table_id: str, creds: Any, sb: State) -> tuple[str, int]:
     """The table (key) a deck URL names and its tournament: the caller must hold that table's
-    token, or the admin key (401 / 403 / 404 / 409 otherwise)."""
+    token, or the admin key (401 / 403 / 404 / 409 otherwise). A scoreboard without an admin
+    key answers a request without credentials, as its other reads; a wrong token is refused."""
     token_table = sb.directory.table_for_token(creds.credentials) if creds else None
     key = sb.directory.resolve(table_id, token_table)
     if key is None:
@@ -68,16 +69,29 @@ def _table_of(request: Request, table_id: str, creds: Any, sb: State) -> tuple[s
                 "table's own token",
             )
         raise ApiError(404, f"no table {table_id!r} on this scoreboard (没有此桌)")
-    if token_table != key and not admin_ok(request, sb):
-        if creds is None:
+    if token_table is None and creds is not None:  # a table made just now (resolve reloaded)
+        token_table = sb.directory.table_for_token(creds.credentials)
+    if creds is None:
+        if admin_ok(request, sb):  # the admin (HTTP Basic), or a scoreboard without a key
+            return key, sb.directory.tournament_of[key]
+        raise ApiError(
+            401,
+            "missing table token: send 'Authorization: Bearer <token>' with the table's token "
+            "(the kiosk's --token)",
+        )
+    if token_table != key and not (sb.settings.admin_key and admin_ok(request, sb)):
+        # a bearer that is not this table's token is refused even on an open scoreboard: a
+        # kiosk with a rotated or mistyped token hears so
+        if token_table is not None:
             raise ApiError(
-                401,
-                "missing table token: send 'Authorization: Bearer <token>' with the table's "
-                "token (the kiosk's --token)",
+                403,
+                f"this token belongs to table {sb.directory.code(token_table)!r}, not "
+                f"{table_id!r}: ask for /api/v1/tables/<your table>/deck",
             )
         raise ApiError(
-            403 if token_table is not None else 401,
-            f"only table {table_id!r}'s token or the admin key may fetch its deck",
+            401,
+            "invalid table token: it matches no table (rotated? mistyped?); get the current "
+            "token from the admin page or `guandan scoreboard rotate-token`",
         )
     return key, sb.directory.tournament_of[key]
 

@@ -171,18 +171,20 @@ def check_model(data: bytes) -> dict[str, str]:
             raise ValueError("not a list")
     except ValueError:
         raise DeckRefused(422, "model: the classifier's metadata lacks its class_names") from None
-    outputs = {o.name: o.shape for o in sess.get_outputs()}
-    width = (outputs.get("probs") or [None, None])[-1]
-    if (
-        set(map(str, names)) != CARD_CLASSES
-        or len(names) != len(CARD_CLASSES)
-        or (isinstance(width, int) and width != len(names))
-    ):
-        got = width if isinstance(width, int) and width != len(names) else len(names)
+    if len(names) != len(CARD_CLASSES) or set(map(str, names)) != CARD_CLASSES:
         raise DeckRefused(
             422,
-            f"model: {got} classes, a card classifier has {len(CARD_CLASSES)} (the 54 cards "
-            "and none); this is not a classifier adapted from the shipped card-classes.onnx",
+            f"model: {len(names)} classes, a card classifier has {len(CARD_CLASSES)} (the 54 "
+            "cards and none); this is not a classifier adapted from the shipped "
+            "card-classes.onnx",
+        )
+    outputs = {o.name: o.shape for o in sess.get_outputs()}
+    width = (outputs.get("probs") or [None])[-1]
+    if isinstance(width, int) and width != len(names):
+        raise DeckRefused(
+            422,
+            f"model: its output gives {width} classes, its metadata names {len(names)}; "
+            "export it again (guandan vision adapt)",
         )
     if meta.get("guandan_adapted") != "1":
         raise DeckRefused(

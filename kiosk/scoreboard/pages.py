@@ -14,8 +14,9 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
 
-from kiosk.scoreboard import service, tickets
+from kiosk.scoreboard import decks, service, tickets
 from kiosk.scoreboard.formats import FORMAT_TEXT
 from kiosk.scoreboard.formats import GROUP_FORMATS as FORMAT_GROUPS
 from kiosk.scoreboard.models import Tournament
@@ -266,6 +267,7 @@ def register_pages(app: FastAPI) -> None:
                 "clocks": _clocks(s, tid),
                 "formats": FORMAT_TEXT,
                 "next_round_text": NEXT_ROUND_TEXT,
+                "deck": decks.summary(s, tid),
             }
             return TEMPLATES.TemplateResponse(
                 request, "admin_tournament.html", ctx, status_code=status
@@ -339,6 +341,64 @@ def register_pages(app: FastAPI) -> None:
         if (denied := guard(request)) is not None:
             return denied
         return tournament_page(request, tid)
+
+    @app.post("/admin/{tid}/deck", include_in_schema=False)
+    async def admin_deck(request: Request, tid: IntId) -> Response:
+        """Share a deck (the profile, optionally the adapted classifier): the next version."""
+        if (denied := guard(request)) is not None:
+            return denied
+        sb = sb_of(request)
+        try:
+            refused = decks.upload_size_refused(request.headers.get("content-length"))
+            if refused is not None:
+                raise refused
+            try:
+                form = await request.form(max_files=2, max_fields=4)
+            except Exception as exc:  # noqa: BLE001 - not a multipart form
+                raise ApiError(422, f"cannot read the form ({exc})") from None
+            try:
+                files: dict[str, bytes | None] = {}
+                for kind in decks.KINDS:
+                    part = form.get(kind)
+                    data = (
+                        await part.read(decks.MAX_BYTES[kind] + 1)
+                        if part is not None and hasattr(part, "read")
+                        else None
+                    )
+                    if data is not None and len(data) > decks.MAX_BYTES[kind]:
+                        raise decks.too_large(kind, len(data))
+                    files[kind] = data or None
+                note = form.get("note")
+            finally:
+                await form.close()
+            profile = files["profile"]
+            if profile is None:
+                raise ApiError(
+                    422,
+                    "choose the deck profile (deck.json of guandan vision enrol) 请选择牌组档案",
+                )
+
+            def store() -> list[str]:
+                with sb.sf() as s:
+                    dv, warnings = decks.upload(
+                        s, tid, profile, files["model"], note if isinstance(note, str) else ""
+                    )
+                    return [
+                        f"deck v{dv.version} stored 已保存; warning 注意: {w}" for w in warnings
+                    ]
+
+            warnings = await run_in_threadpool(store)
+        except ApiError as exc:
+            detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+            code = exc.status
+            return await run_in_threadpool(
+                lambda: tournament_page(request, tid, error=detail, status=code)
+            )
+        if warnings:
+            return await run_in_threadpool(
+                lambda: tournament_page(request, tid, error=" ".join(warnings))
+            )
+        return RedirectResponse(f"/admin/{tid}#deck", status_code=303)
 
     @app.post("/admin/{tid}/pairs", include_in_schema=False)
     def admin_pair(
