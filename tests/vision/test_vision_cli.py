@@ -72,16 +72,31 @@ def test_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--zoom-limit" in capsys.readouterr().err
     assert main(["vision", "detect", str(SAMPLE), "--min-score", "2"]) == 2
     assert "--min-score" in capsys.readouterr().err
+    assert main(["vision", "detect", str(SAMPLE), "--crop-scales", "1,big"]) == 2
+    assert "--crop-scales" in capsys.readouterr().err
+    assert main(["vision", "detect", str(SAMPLE), "--crop-scales", "9"]) == 2
+    assert "crop_scales" in capsys.readouterr().err
+    assert main(["vision", "detect", str(SAMPLE), "--contain", "2"]) == 2
+    assert "--contain" in capsys.readouterr().err
 
 
 def test_detect_defaults_are_the_photo_settings_and_invert_can_be_turned_off() -> None:
     """`vision detect` reads photos with vision.detector's PHOTO_* settings (what `vision
     evaluate` measures); --no-invert turns the negative-image pass off."""
     from kiosk.cli import build_parser
-    from vision.detector import PHOTO_INVERT, PHOTO_MIN_SCORE, PHOTO_PYRAMID
+    from vision.detector import (
+        PHOTO_CONF,
+        PHOTO_CONTAIN,
+        PHOTO_CROP_SCALES,
+        PHOTO_INVERT,
+        PHOTO_MIN_SCORE,
+        PHOTO_PYRAMID,
+    )
 
     args = build_parser().parse_args(["vision", "detect", str(SAMPLE)])
     assert tuple(float(f) for f in args.pyramid.split(",")) == PHOTO_PYRAMID
     assert args.min_score == PHOTO_MIN_SCORE and args.invert is PHOTO_INVERT
+    assert tuple(float(f) for f in args.crop_scales.split(",")) == PHOTO_CROP_SCALES
+    assert args.contain == PHOTO_CONTAIN and args.conf == PHOTO_CONF
     args = build_parser().parse_args(["vision", "detect", str(SAMPLE), "--no-invert"])
     assert args.invert is False

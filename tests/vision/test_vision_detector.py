@@ -548,3 +548,41 @@ def test_invert_adds_a_negative_pass_that_finds_light_ink_on_dark_cards() -> Non
     d._run_det = count  # type: ignore[method-assign]
     d.corners(neg)
     assert len(seen) == 1  # off by default: one pass, on the image as given
+
+
+def test_crops_at_several_sizes_average_their_log_probabilities() -> None:
+    """``crop_scales``: the classifier reads each corner from crops at these x its crop size
+    and averages the log-probabilities (photos: PHOTO_CROP_SCALES); one scale of 1 is the
+    classifier alone, as before."""
+    img, meta = _samples()[0]
+    boxes = np.array([c["box"] for c in meta[:6]], float)  # type: ignore[misc]
+    one = Detector(rotations=1)
+    assert one.crop_scales == (1.0,)
+    p1 = one.classify(img, boxes)
+    p08 = Detector(rotations=1, crop_scales=(0.8,)).classify(img, boxes)
+    assert not np.allclose(p1, p08, atol=1e-3)  # a tighter crop is another view
+    both = Detector(rotations=1, crop_scales=(0.8, 1.0)).classify(img, boxes)
+    want = np.exp((np.log(p1 + 1e-9) + np.log(p08 + 1e-9)) / 2)
+    want /= want.sum(axis=1, keepdims=True)
+    assert np.allclose(both, want, atol=1e-4)
+    for bad in ((), (0.1,), (1.0, 5.0)):
+        with pytest.raises(ValueError, match="crop_scales"):
+            Detector(crop_scales=bad)
+
+
+def test_a_part_found_inside_a_better_index_is_dropped() -> None:
+    """``contain``: a detection whose centre lies inside a better one's box and whose area is
+    under that share of it is a part of the index (a pip, a glyph) and is dropped; neighbours
+    of similar size, and small boxes elsewhere, are kept."""
+    index = Detection("H5", (100, 100, 120, 140), 0.9)
+    pip = Detection("SQ", (104, 122, 114, 134), 0.5)  # inside, a sixth of the area
+    neighbour = Detection("H6", (110, 104, 130, 144), 0.8)  # centre inside, same size
+    apart = Detection("C2", (300, 300, 306, 310), 0.4)  # small, elsewhere
+    worse_big = Detection("D9", (95, 95, 140, 160), 0.3)  # contains the index, scored lower
+    found = [index, neighbour, pip, worse_big, apart]
+    kept = Detector._drop_contained(found, 0.5)
+    assert kept == [index, neighbour, worse_big, apart]
+    assert Detector._drop_contained(found, 0.1) == found  # the pip is a sixth: kept at 0.1
+    for bad in (0.0, 1.5):
+        with pytest.raises(ValueError, match="contain"):
+            Detector(contain=bad)

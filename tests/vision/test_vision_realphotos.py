@@ -134,19 +134,11 @@ def test_the_photo_pair_reads_real_valid_photos_above_its_floor() -> None:
     photos. Measured 2026-12-04: real-cardcounter 16 photos recall 0.62 / precision 0.90 (the
     table pipeline's pair, never trained on real photos: about 0.3 / 0.67 on the whole split),
     real-poker-cards 6 photos 0.96 / 1.0, nothing in the other colour; floors below that."""
-    from vision.detector import (
-        PHOTO_INVERT,
-        PHOTO_MIN_SCORE,
-        PHOTO_MODEL,
-        PHOTO_PYRAMID,
-        Detector,
-        read_image,
-    )
+    from vision.detector import PHOTO_MODEL, photo_detector, read_image
     from vision.realphotos import Score
 
-    det = Detector(
-        PHOTO_MODEL, pyramid=PHOTO_PYRAMID, invert=PHOTO_INVERT, min_score=PHOTO_MIN_SCORE
-    )
+    det = photo_detector()
+    assert det.model_path == PHOTO_MODEL
     floors = {"real-cardcounter": (16, 0.5, 0.8), "real-poker-cards": (6, 0.9, 0.95)}
     for name, (n, recall, precision) in floors.items():
         total = Score(missed=None, misread=None)
