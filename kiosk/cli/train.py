@@ -210,14 +210,24 @@ def _real(cfg: Any, step: str, device: str | None = None) -> int:
         )
         det_w = det_dir / "weights" / "last.pt"
         cls_w = cls_dir / "best.pt"
-        for w in (det_w, cls_w):
-            if not w.exists():
+        # which of the pair this round exports (a round may train only the classifier, and
+        # the photo detector already in export_dir stays)
+        which = cfg.raw["real"].get("export_models", ["detector", "classifier"])
+        if not which or not set(which) <= {"detector", "classifier"}:
+            raise ValueError(
+                f"[real] export_models = {which!r}: a list of 'detector' and/or 'classifier'"
+            )
+        weights = {"detector": det_w, "classifier": cls_w}
+        for kind in which:
+            if not weights[kind].exists():
                 raise FileNotFoundError(
-                    f"{w} missing: run guandan train real-detector and real-classifier first"
+                    f"{weights[kind]} missing: run guandan train real-{kind} first"
                 )
-        imgsz = int(_sub(cfg, "detector").get("imgsz", 384))
-        export_detector(cfg, det_w, exp / str(cfg.section("export")["detector"]), imgsz=imgsz)
-        export_classifier(cfg, cls_w, exp / str(cfg.section("export")["classifier"]))
+        if "detector" in which:
+            imgsz = int(_sub(cfg, "detector").get("imgsz", 384))
+            export_detector(cfg, det_w, exp / str(cfg.section("export")["detector"]), imgsz=imgsz)
+        if "classifier" in which:
+            export_classifier(cfg, cls_w, exp / str(cfg.section("export")["classifier"]))
     return 0
 
 

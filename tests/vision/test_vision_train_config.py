@@ -89,3 +89,20 @@ def test_dark_deck_and_speckles_only_on_their_share() -> None:
     hits = ((s - x).abs() > 0.05).any(1).float().mean((1, 2))
     assert float(hits.max()) <= 0.03 and float(hits.mean()) > 0.002
     assert torch.equal(_speckle(x, torch.Generator().manual_seed(0), 0.0), x)
+
+
+def test_grey_copies_only_on_their_share() -> None:
+    torch = pytest.importorskip("torch")
+    from vision.train.real import _grey
+
+    x = torch.full((64, 3, 48, 48), 0.9)
+    x[:, 0:2, 30:40, 30:40] = 0.1  # red ink (BGR)
+    x[:, 2, 30:40, 30:40] = 0.85
+    assert torch.equal(_grey(x, torch.Generator().manual_seed(0), 0.0), x)
+    g = _grey(x, torch.Generator().manual_seed(0), 1.0)
+    assert torch.allclose(g[:, 0], g[:, 1]) and torch.allclose(g[:, 1], g[:, 2])
+    red = g[:, :, 35, 35]  # the red ink's luminance: 0.114 * 0.1 + 0.587 * 0.1 + 0.299 * 0.85
+    assert torch.allclose(red, torch.full_like(red, 0.114 * 0.1 + 0.587 * 0.1 + 0.299 * 0.85))
+    half = _grey(x, torch.Generator().manual_seed(0), 0.5)
+    changed = (half - x).abs().flatten(1).max(1).values > 0.1
+    assert 16 < int(changed.sum()) < 48
