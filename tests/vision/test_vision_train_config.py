@@ -106,3 +106,32 @@ def test_grey_copies_only_on_their_share() -> None:
     half = _grey(x, torch.Generator().manual_seed(0), 0.5)
     changed = (half - x).abs().flatten(1).max(1).values > 0.1
     assert 16 < int(changed.sum()) < 48
+
+
+def test_the_third_round_exports_only_its_classifier(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """train-photo3.toml trains and exports the classifier alone (``[real] export_models``);
+    a missing checkpoint names the step to run, a bad list is named."""
+    pytest.importorskip("torch")
+    from kiosk.cli import main
+
+    cfg = load_config(ROOT / "models" / "train-photo3.toml", ROOT)
+    assert cfg.section("real")["export_models"] == ["classifier"]
+    assert cfg.section("real")["classifier"]["suit_weight"] == 1.0
+    assert cfg.section("real")["classifier"]["dark_share"] == 0.25  # the second round's
+    (tmp_path / "r.toml").write_text(
+        f'extends = "{ROOT / "models" / "train-photo3.toml"}"\n'
+        '[real]\nexport_dir = "out"\n[real.classifier]\nrun_dir = "nothing-here"\n'
+    )
+    args = ["train", "real-export", "--config", str(tmp_path / "r.toml"), "--root", str(tmp_path)]
+    assert main(args) == 1  # a missing file
+    err = capsys.readouterr().err
+    assert "nothing-here/best.pt missing: run guandan train real-classifier" in err
+    assert "real-detector" not in err  # the detector is not this round's
+    (tmp_path / "s.toml").write_text(
+        f'extends = "{ROOT / "models" / "train-photo3.toml"}"\n[real]\nexport_models = ["yolo"]\n'
+    )
+    args[3] = str(tmp_path / "s.toml")
+    assert main(args) == 2
+    assert "export_models" in capsys.readouterr().err
