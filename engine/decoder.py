@@ -868,10 +868,10 @@ class Decoder:
                 p if p.type == "pass" else replace(p, extra={"camera": [], "reread": why})
                 for p in passes
             ]
-            self._suspects = self._suspects_after(k)
             return self._replace(t, self._effective[pos].id, [*head, o], why)
 
-        yield Alt(k, {k: [*passes, o]}, UNSEEN_COST * len(passes), publish)
+        then = self._then_suspects_after(k, publish)
+        yield Alt(k, {k: [*passes, o]}, UNSEEN_COST * len(passes), then)
 
     def _reorder(self, idx: int, t: float) -> Iterator[Alt]:
         """Time is a reading too: the order of two turn observations (plays, passes) of
@@ -1781,9 +1781,8 @@ class Decoder:
                 f"camera read {camera}: {what} ({now} fouls or ignored passes since, {left} with "
                 f"this reading); {how}"
             )
-            self._suspects = self._suspects_after(k)
             return self._replace_play(
                 t, self._effective[pos].id, replace(fix, extra={**fix.extra, "reread": why})
             )
 
-        return publish
+        return self._then_suspects_after(k, publish)
