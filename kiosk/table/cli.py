@@ -75,7 +75,16 @@ def register_run(verbs: Any) -> None:
     run.add_argument(
         "--deck",
         metavar="FILE",
-        help="with --camera: the table's deck design, enrolled with `guandan vision enrol`",
+        help="with --camera: the table's deck design, enrolled with `guandan vision enrol`; "
+        "default with --scoreboard and --token: the deck the tournament shares on the "
+        "scoreboard (guandan scoreboard deck upload), fetched at start",
+    )
+    run.add_argument(
+        "--deck-cache",
+        metavar="DIR",
+        help="where the deck fetched from the scoreboard is kept (the last good one is read "
+        "with when the scoreboard cannot be reached; default DB-deck beside --db, e.g. "
+        "kiosk-deck/)",
     )
     run.add_argument(
         "--scoreboard", metavar="URL", help="central scoreboard, e.g. http://hall:8700"
@@ -254,6 +263,33 @@ def make_footage(args: argparse.Namespace) -> Any:
     )
 
 
+def shared_deck(args: argparse.Namespace) -> Any:
+    """The tournament's deck from the scoreboard (kiosk/table/deckfetch.py) when the kiosk reads
+    a camera with a model, has --scoreboard and --token and no --deck of its own; sets
+    ``args.deck`` to it. None when not asked for."""
+    camera = args.camera or (
+        None if args.observations or args.simulate is not None else os.environ.get(ENV_CAMERA)
+    )
+    if args.deck or not (args.scoreboard and args.token) or not camera:
+        return None
+    if args.detector == "oracle" or args.detector.endswith((".jsonl", ".jsonl.gz")):
+        return None  # the recorded labels read no deck
+    from kiosk.table.deckfetch import default_cache, share_deck
+
+    cache = Path(args.deck_cache) if getattr(args, "deck_cache", None) else default_cache(args.db)
+    got = share_deck(
+        args.scoreboard,
+        args.token,
+        args.table,
+        cache,
+        detector=args.detector,
+        say=lambda line: print(f"guandan table run: {line}", file=sys.stderr, flush=True),
+    )
+    if got.using:
+        args.deck = str(got.profile)
+    return got
+
+
 def _run(args: argparse.Namespace) -> int:
     from engine.profiles import load_profile
     from kiosk.table.service import attach_buttons, build_kiosk, print_banner, serve
@@ -263,7 +299,27 @@ def _run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)
     buttons = open_seat_buttons(args)  # before the camera and the log: a bad spec stops here
     try:
-        source = make_source(args, profile)
+        deck = shared_deck(args)
+        try:
+            source = make_source(args, profile)
+        except ValueError as exc:
+            if deck is None or not deck.using:
+                raise
+            # the shared deck does not fit this kiosk's pipeline: read without it, and say so
+            from kiosk.table.deckfetch import DeckFetch
+
+            fetched, args.deck = args.deck, None
+            try:
+                source = make_source(args, profile)
+            except ValueError:
+                args.deck = fetched
+                raise exc from None  # not the deck's fault: the error as it was
+            deck = DeckFetch("unusable", f"deck {deck.short()} not used: {exc}")
+            print(
+                f"guandan table run: deck: reading with the SHIPPED model: {deck.message}",
+                file=sys.stderr,
+                flush=True,
+            )
     except BaseException:
         if buttons is not None:
             buttons.close()
@@ -288,6 +344,8 @@ def _run(args: argparse.Namespace) -> int:
         if buttons is not None:
             buttons.close()
         raise
+    if deck is not None:  # shown in the hall-health report (kiosk/table/health.py)
+        kiosk.info["deck_share"] = deck
     if buttons is not None:
         attach_buttons(kiosk, buttons)
     print_banner(kiosk, args.host, args.port)

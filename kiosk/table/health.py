@@ -7,8 +7,9 @@ The report (``kiosk/scoreboard/health.py`` judges it): camera frames/s measured 
 reports and seconds since the last frame (a live camera; null for a file, a simulation or no
 camera), seconds since the last event was logged, the outbox's pending / held / refused events,
 free disk where the log lives, the CPU temperature (``/sys/class/thermal/thermal_zone0/temp`` on
-a Raspberry Pi; null where there is none), the detector model and deck profile, and the kinds of
-the kiosk's active alarms.
+a Raspberry Pi; null where there is none), the detector model and deck profile (with the
+version of the tournament's shared deck it came from, or why the kiosk reads with the shipped
+model: kiosk/table/deckfetch.py), and the kinds of the kiosk's active alarms.
 """
 
 from __future__ import annotations
@@ -166,6 +167,9 @@ class HealthReporter:
         since_event, n_events = self._since_event()
         counts = k.store.outbox_counts()
         model, deck = versions(getattr(k.worker, "source", None))
+        shared = k.info.get("deck_share") if isinstance(getattr(k, "info", None), dict) else None
+        if shared is not None:  # the tournament's deck from the scoreboard (deckfetch.py)
+            deck = shared.health_text(deck)
         return {
             "v": 1,
             "at": round(now, 3),
