@@ -41,7 +41,9 @@ def _runner_up(card: Card, rng: random.Random) -> Card:
     return next(c for c in DISTINCT if c.rank == RANKS[j] and c.suit == card.suit)
 
 
-def _doubt(card: Card, rng: random.Random) -> tuple[Card | None, tuple[tuple[Card | None, float], ...]]:
+def _doubt(
+    card: Card, rng: random.Random
+) -> tuple[Card | None, tuple[tuple[Card | None, float], ...]]:
     return (card, ((_runner_up(card, rng), round(rng.uniform(2.0, 6.0), 2)),))
 
 
