@@ -10,48 +10,50 @@ are the acoustic scores, the rules are the language model, the table state is it
 **The channel.** A ``played`` observation carries the cards as read and ``doubts``
 (``Observation.doubts``): per card its runner-up readings with a cost in nats (the classifier's
 log-odds), ``None`` for "no card here", and entries whose card is ``None`` for a card the camera
-says it may have missed. Beyond what the camera says, a camera on fanned cards misses one card
-or sees one too many (``EXTRA_CARD_COST``, ``MISSED_CARD_COST``; which card, ``_missed_cards``),
-reports a play late (its cards must settle, a pass lamp is at once: ``REORDER_S``), glimpses
-cards too faintly to count (``glimpse`` observations), finds a card of a play a moment late
-(``amends``), reads a lying card anew in another suit (``was``), or misses the last cards of a
-seat (a seat gone out unseen).
+says it may have missed. Beyond what the camera says, a camera on fanned cards misses a card or
+sees one too many (``EXTRA_CARD_COST``, ``MISSED_CARD_COST``; which card: ``_missed_cards``),
+reports a play late (its cards settle, a pass lamp is at once: ``REORDER_S``), glimpses cards too
+faintly to count (``glimpse``), finds a card of a play late (``amends``), reads a lying card anew
+(``was``), or misses a play or a pass altogether (``UNSEEN_COST``). ``_readings`` enumerates a
+play's readings cheapest first; as a play comes, one illegal as read is replaced by the cheapest
+legal reading within ``REREAD_BUDGET`` (``reread``: no hindsight needed).
 
-**The search.** Readings are enumerated cheapest first (``_readings``: a best-first walk over
-the product of the per-card alternatives, at most ``_REREAD_TRIES``). As a play comes, an illegal
-reading is replaced by the cheapest legal one within ``REREAD_BUDGET`` (``reread``). In
-hindsight, a history is scored by its *clashes* (``_clash``: fouls the table did not act on,
-passes out of turn, plays after the deal ended by the count; ``_strain`` adds third copies of a
-card): when the latest observations clash, the decoder looks back over a commit window
-(``HINDSIGHT_WINDOW`` plays and passes; ``GONE_WINDOW`` for a seat gone out unseen;
-``REORDER_SPAN`` for the order) for another reading of one or two earlier observations whose
-continuation (the rules referee run again, ``_continuation``) has ``HINDSIGHT_GAIN`` fewer
-clashes, the cheapest such first. What it changes is published as a ``correction`` event of the
-referee's (nothing is overwritten) whose play carries ``camera`` (what the camera read) and
-``reread`` (what changed, why and at what cost). A real foul stays one: a reading is changed only
-when the camera doubted it and the table's own continuation says so.
+**The search.** After each observation the referee calls :meth:`Decoder._second_look`. When the
+observation clashes with the log (``_clash``: a foul the table did not act on, a pass by a seat
+not on turn, a play after the deal ended by the count), or repeats a card a third time, or the
+table ends a deal the referee has open, the sources below propose *alternative histories*
+(:class:`Alt`): from an observation ``k`` inside the commit window on, some observations read
+otherwise. :meth:`Decoder._search` runs the rules referee again over each alternative's
+continuation (``_run``) and scores it: the camera's cost of the readings it takes, plus the rules'
+cost of its continuation over the log's (``CLASH_COST`` a clash, ``THIRD_COPY_COST`` a third copy).
+An alternative is admitted only when it removes at least its ``gain`` of clashes (``HINDSIGHT_GAIN``
+for a look back: a real foul clashes once either way and stays a foul; none for a choice between
+readings the camera itself gave, e.g. which copy of a card is the misread). The admitted
+alternative of least score wins and is published as ``correction`` events (nothing overwritten),
+whose play carries ``camera`` (what the camera read) and ``reread`` (what changed, why, at what
+cost). The commit window: ``HINDSIGHT_WINDOW`` plays and passes after a suspect (a camera play
+illegal as read, out of turn, or a trick's top a longer play did not beat), ``REORDER_SPAN``
+observations for the order, ``GONE_WINDOW`` for a seat gone out unseen; before it the log is
+final.
 
-**The looks back** (each a family of alternative histories, with the cost that admits it):
+**The sources of alternatives** (each a family of edits to the camera's readings):
 
-* ``_retry``: a suspect play (illegal as read, or a trick's top a longer play did not beat,
-  ``_short_top``) read again with its runner-ups, a card too many, a card missed.
-* ``_unseen``: a play out of turn, the seats before it taken as passing (or playing what the
-  camera glimpsed there).
-* ``_reorder``: plays and passes of different seats within ``REORDER_S`` in another order, a beam
-  search (``REORDER_BEAM``) over the orders whose moves the rules accept.
+* ``_retry``: a suspect play read with its runner-ups, a card too many, a card missed.
+* ``_unseen``: before a play out of turn, the seats on turn taking a pass (or a glimpsed play).
+* ``_reorder``: plays and passes of different seats within ``REORDER_S`` in another order (a
+  small beam of its own, ``REORDER_BEAM``, proposes the best order).
+* ``_seen_again``: a play out of turn that repeats one the decoder put in is that play, late.
 * ``_late_in_next``: cards of a seat's play seen only with its next play of the trick.
-* ``_won_unseen``, ``_played_glimpsed``: a play the camera missed, inserted: the only answer short
-  of a bomb (``_ONLY_ANSWER``) or cards glimpsed in the seat's zone (``_glimpsed``).
+* ``_won_unseen``, ``_played_glimpsed``: a play the camera missed: the only answer short of a
+  bomb (``_ONLY_ANSWER``), or cards glimpsed in the seat's zone (``_glimpsed``).
 * ``_gone``, ``_gone_at_end``: a seat's last play taken as emptying its hand, the rest gone down
-  unseen; undone (``_undo_gone``) when the seat plays on.
-* ``_swap_copies``, ``_undo_added``: a third copy of a card; which of its readings is the misread
-  (``SWAP_MARGIN``), a card a second look added being the likeliest.
-* ``_amend``, ``_relabel``: cards found late or read anew join or change the play they belong to
-  when the continuation fits no worse.
+  unseen (``GONE_CARD_COST`` a card); undone (``_undo_gone``) when the seat plays on.
+* ``_swap_copies`` (with ``_undo_added``): a third copy; which reading of it is the misread.
+* ``_amend``, ``_relabel``: cards found late or read anew, put in the play they belong to.
 
-These are still separate looks sharing one scorer (the continuation's clashes) and one reading
-enumerator; issue 41 asks for one search over all alternatives. The referee calls
-:meth:`Decoder._second_look` after each observation and the late-card entries as they come.
+Every cost and window is a row of ``COSTS`` with its reason. What is not yet one search: the
+sources are hand-written families, not a beam over every reading of every observation in the
+window, and each proposes only its own kind of edit (issue 41).
 """
 
 from __future__ import annotations
@@ -453,8 +455,9 @@ def _readings(
 
 
 class Decoder:
-    """The looks back, mixed into :class:`engine.referee.Referee`, whose log they read and whose
-    ``_correct`` / ``_rewrite`` publish what they change (see the module's docstring)."""
+    """The search and its sources, mixed into :class:`engine.referee.Referee`, whose log they
+    read and whose ``_correct`` / ``_rewrite`` publish what they change (the module's
+    docstring)."""
 
     #: the referee's log this decoder reads (engine/referee.py ``Referee``)
     profile: Profile
@@ -463,7 +466,6 @@ class Decoder:
     _effective: list[Event]
     _origin: list[int]
     _deal_snap: tuple[int, Any] | None
-    _suspects: list[tuple[int, int, str]]
     _gone_fixes: list[tuple[int, Observation, bool]]
     _glimpses: list[Observation]
 
@@ -658,8 +660,9 @@ class Decoder:
         return None
 
     def _second_look(self, obs: Observation, idx: int, out: list[Event]) -> list[Event]:
-        """Keep the suspect plays (see ``HINDSIGHT_WINDOW``); when this observation made a clash
-        within a suspect's window, read the suspect again against the table's continuation."""
+        """The search after observation ``idx`` (its events ``out``): the alternatives its
+        clashes, third copies or deal end call for, weighed by :meth:`_search`; then this play
+        kept as a suspect when it is one (``HINDSIGHT_WINDOW``)."""
         if self._gone_fixes:
             outside = any(e.type == "notice" and e.data.get("outside") for e in out)
             undo = [
@@ -670,12 +673,10 @@ class Decoder:
             if undo:
                 return self._undo_gone(undo, obs.t)
         turn = obs.type in ("played", "pass")
-        if turn:
-            self._suspects = [(k, n - 1, w) for k, n, w in self._suspects if n > 0]
         alts: list[Iterable[Alt]] = [self._reorder(idx, obs.t)] if turn else []
         if any(_clash(e.type, e.data) for e in out):
             alts.append(self._seen_again(idx, out, obs.t))
-            for k, _, why in self._suspects:  # the oldest first: later ones may be its echoes
+            for k, why in self._suspects:  # the oldest first: later ones may be its echoes
                 if k != idx:
                     alts.append(
                         self._unseen(k, obs.t) if why == "unseen" else self._retry(k, obs.t, why)
@@ -697,51 +698,60 @@ class Decoder:
         )
         if third and obs.type == "played" and obs.doubts and obs.seat is not None:
             alts.append(self._swap_copies(idx, obs.t))
-        fixed = self._search(chain.from_iterable(alts))
-        if fixed is not None:
-            return fixed
-        if obs.type == "played" and obs.doubts:  # a camera's reading (not a person's entry)
-            for e in out:
-                if e.type == "play" and e.data.get("legal") is False:
-                    top = self._short_top(obs, idx, e.data)
-                    if top is not None and all(k != top for k, _, _ in self._suspects):
-                        self._suspects.append((top, HINDSIGHT_WINDOW, "top"))
-                    self._suspects.append((idx, HINDSIGHT_WINDOW, "illegal"))
-                elif e.type == "foul" and e.data.get("kind") == "out_of_turn":
-                    self._suspects.append((idx, HINDSIGHT_WINDOW, "unseen"))
-            del self._suspects[:-_HINDSIGHT_SUSPECTS]
-        return []
+        return self._search(chain.from_iterable(alts)) or []
 
-    def _short_top(self, obs: Observation, idx: int, data: Mapping[str, Any]) -> int | None:
-        """The trick's top, a camera play legal as read, when camera play ``obs`` (observation
-        ``idx``) of more cards did not beat it: the top may be a card short (seed 9408: E's S7 S7
-        read S7, one copy's index under the floor; N's pair of jacks did not beat a single 7,
-        and the second look dropped a jack, then a king from W's pair). A suspect like an
-        illegal play (``_retry``), read again only when the table's continuation says so."""
-        if not str(data.get("reason", "")).startswith("does not beat"):
-            return None
-        d = self._core._live_deal()
-        if d is None or d.top is None or d.owner is None or len(d.top.cards) >= len(obs.cards):
-            return None
-        i = self._last_camera_play(d.owner, d.number, idx)
-        return None if i is None else self._origin[i]
-
-    def _suspects_after(self, k: int) -> list[tuple[int, int, str]]:
-        """The suspects after observation ``k`` in the effective log (after a correction)."""
-        out: list[tuple[int, int, str]] = []
-        for e, origin in zip(self._effective, self._origin, strict=True):
-            if origin <= k or not self._obs[origin].doubts:
+    @property
+    def _suspects(self) -> list[tuple[int, str]]:
+        """The suspects whose window holds the latest observation: camera plays of this deal
+        illegal as read ("illegal"; and the trick's top one did not beat, when that is a shorter
+        camera play: "top", ``_short_top``) or out of turn ("unseen"), with at most
+        ``HINDSIGHT_WINDOW`` plays and passes observed after them; the latest
+        ``_HINDSIGHT_SUSPECTS``, the oldest first."""
+        out: list[tuple[int, str]] = []
+        later, j = 0, len(self._obs) - 1
+        for i in range(len(self._effective) - 1, -1, -1):
+            e, k = self._effective[i], self._origin[i]
+            while j > k:
+                later += self._obs[j].type in ("played", "pass")
+                j -= 1
+            if later > HINDSIGHT_WINDOW or e.deal != self.state.deal_no:
+                break
+            if k >= len(self._obs) or not self._obs[k].doubts:
                 continue
             if e.type == "play" and e.data.get("legal") is False:
-                why = "illegal"
+                out.append((k, "illegal"))
+                top = self._short_top(i)
+                if top is not None:
+                    out.append((top, "top"))
             elif e.type == "foul" and e.data.get("kind") == "out_of_turn":
-                why = "unseen"
-            else:
-                continue
-            later = sum(1 for o in self._obs[origin + 1 :] if o.type in ("played", "pass"))
-            if later <= HINDSIGHT_WINDOW:
-                out.append((origin, HINDSIGHT_WINDOW - later, why))
-        return out[-_HINDSIGHT_SUSPECTS:]
+                out.append((k, "unseen"))
+        first = [x for n, x in enumerate(out) if all(x[0] != y[0] for y in out[n + 1 :])]
+        return first[::-1][-_HINDSIGHT_SUSPECTS:]
+
+    def _short_top(self, i: int) -> int | None:
+        """The trick's top (its observation), a camera play legal as read, when the camera play
+        at ``i`` in the effective log, of more cards, did not beat it: the top may be a card
+        short (seed 9408: E's S7 S7 read S7, one copy's index under the floor; N's pair of
+        jacks did not beat a single 7, and the second look dropped a jack, then a king from W's
+        pair). A suspect like an illegal play (``_retry``)."""
+        e = self._effective[i]
+        if not str(e.data.get("reason", "")).startswith("does not beat"):
+            return None
+        top = next(
+            (
+                p
+                for p in range(i - 1, -1, -1)
+                if self._effective[p].type == "play" and self._effective[p].data.get("legal")
+            ),
+            None,
+        )
+        if top is None or self._effective[top].deal != e.deal:
+            return None
+        t = self._effective[top]
+        if len(t.data["cards"]) >= len(e.data["cards"]):
+            return None
+        p = self._last_camera_play(t.data["seat"], e.deal, self._origin[i])
+        return self._origin[top] if p == top else None
 
     def _clashes_since(self, k: int, counts: Counts = _clash) -> int:
         """Clashes (or what ``counts``) in the effective log from observation ``k`` on."""
@@ -870,8 +880,7 @@ class Decoder:
             ]
             return self._replace(t, self._effective[pos].id, [*head, o], why)
 
-        then = self._then_suspects_after(k, publish)
-        yield Alt(k, {k: [*passes, o]}, UNSEEN_COST * len(passes), then)
+        yield Alt(k, {k: [*passes, o]}, UNSEEN_COST * len(passes), publish)
 
     def _reorder(self, idx: int, t: float) -> Iterator[Alt]:
         """Time is a reading too: the order of two turn observations (plays, passes) of
@@ -978,7 +987,6 @@ class Decoder:
             def remap(i: int) -> int:
                 return where.get(i, i)
 
-            self._suspects = [(remap(x), n, w) for x, n, w in self._suspects]
             return self._rewrite(t, new_obs, j, first_j, data, remap)
 
         fixes = {b + n: [new_obs[b + n]] for n in range(len(order))}
@@ -1026,7 +1034,6 @@ class Decoder:
             def remap(j: int) -> int:
                 return k if j == idx else j - (j > idx)
 
-            self._suspects = [(remap(x), n, w) for x, n, w in self._suspects if x != idx]
             return self._rewrite(t, new_obs, k, first, data, remap)
 
         # the same play: nothing read otherwise, the repeat's foul goes
@@ -1125,7 +1132,6 @@ class Decoder:
         log) first, then camera play ``idx``."""
 
         def publish(now: int, left: int) -> list[Event]:
-            self._suspects = []
             out = self._replace_play(t, self._effective[i].id, fix1)
             pos = self._first_pos(idx)
             if pos is not None:
@@ -1216,7 +1222,6 @@ class Decoder:
         new = [play, self._obs[k]]
 
         def publish(now: int, left: int) -> list[Event]:
-            self._suspects = []
             return self._replace(t, self._effective[pos].id, new, why)
 
         return Alt(k, {k: new}, UNSEEN_COST, publish, counts=_strain)
@@ -1319,7 +1324,6 @@ class Decoder:
             fix = replace(
                 o, extra={**o.extra, "camera": camera, "reread": why, "rest_unseen": True}
             )
-            self._suspects = []
             self._gone_fixes.append((k, o, False))
             return self._replace_play(t, ev.id, fix)
 
@@ -1391,12 +1395,8 @@ class Decoder:
                     cost = sum(sorted(costs)[:m])
                     if cost + SWAP_MARGIN <= here_of[x]:
                         options.append((cost, i, x, y, m))
-        for a in chain(
-            self._undo_added(pos, deal, dup, seat, o, t), self._swaps(options, seat, o, here_of, t)
-        ):
-            # this play stays a suspect when it is still illegal after the swap (seed 9808:
-            # E's SQ DQ, a ghost DQ beside a third SQ, no pair on a single)
-            yield a._replace(publish=self._then_suspects_after(idx - 1, a.publish))
+        yield from self._undo_added(pos, deal, dup, seat, o, t)
+        yield from self._swaps(options, seat, o, here_of, t)
 
     def _swaps(
         self,
@@ -1435,18 +1435,6 @@ class Decoder:
             )
             yield self._earlier(e, k, fix, t, cost)
 
-    def _then_suspects_after(
-        self, k: int, publish: Callable[[int, int], list[Event]]
-    ) -> Callable[[int, int], list[Event]]:
-        """``publish``, then the suspects taken again from the log after observation ``k``."""
-
-        def then(now: int, left: int) -> list[Event]:
-            out = publish(now, left)
-            self._suspects = self._suspects_after(k)
-            return out
-
-        return then
-
     def _earlier(self, e: Event, k: int, fix: Observation, t: float, cost: float = 0.0) -> Alt:
         """The earlier play event ``e`` (of observation ``k``) replaced by ``fix`` through a
         correction, admitted when the continuation then has no more clashes or third copies
@@ -1477,9 +1465,9 @@ class Decoder:
         """A card X seen a third time, where an earlier play of the deal holds a copy of X that
         the camera did not see (a second look added it, "X not seen", as the cheapest legal
         reading): that guess is the likelier error. The earlier play is read again from the
-        camera's own cards with every copy of X the camera did not see left out, the cheapest
-        legal reading whose continuation has no more clashes or third copies than the log (a
-        correction); None when there is none."""
+        camera's own cards with every copy of X the camera did not see left out: its legal
+        readings, each admitted when its continuation has no more clashes or third copies than
+        the log's."""
         for i in range(pos - 1, -1, -1):
             e = self._effective[i]
             if e.deal != deal:
@@ -1653,7 +1641,6 @@ class Decoder:
             fixes = {k: fix for k, (fix, _) in zip(ks, combo, strict=True)}
 
             def publish(now: int, left: int) -> list[Event]:
-                self._suspects = []
                 if self._obs[idx].type == "trick_cleared":
                     self._gone_fixes += [(k, self._obs[k], True) for k in ks]
                 out: list[Event] = []
@@ -1737,10 +1724,10 @@ class Decoder:
         return found
 
     def _retry(self, k: int, t: float, why: str = "illegal") -> Iterator[Alt]:
-        """Readings of the suspect observation ``k`` whose continuation up to now has no clash
-        foul, where the reading as logged has at least two: the cheapest one, as a correction
-        of the suspect's play event; None when there is none. ``why``: "illegal" as read, or
-        "top": legal as read, a trick's top a later play did not beat (``_short_top``)."""
+        """The legal readings of the suspect observation ``k`` (``_legal_readings``), each a
+        correction of its play event admitted with ``HINDSIGHT_GAIN`` fewer clashes. ``why``:
+        "illegal" as read, or "top": legal as read, a trick's top a later play did not beat
+        (``_short_top``)."""
         o = self._obs[k]
         seat = o.seat
         pos = self._play_pos(k)
@@ -1785,4 +1772,4 @@ class Decoder:
                 t, self._effective[pos].id, replace(fix, extra={**fix.extra, "reread": why})
             )
 
-        return self._then_suspects_after(k, publish)
+        return publish

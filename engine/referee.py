@@ -899,9 +899,6 @@ class Referee(Decoder):
         #: the snapshot of the deal before (the table ending a deal by starting the next one
         #: sends the referee back into it: ``_gone_at_end``)
         self._prev_snap: tuple[int, _Core] | None = None
-        #: suspect plays: (observation index, plays and passes left in its window, "illegal" as
-        #: read or "unseen": out of turn, a seat before it may have played unseen)
-        self._suspects: list[tuple[int, int, str]] = []
         #: plays taken as a seat's last this deal (``_gone``, ``_gone_at_end`` at a clearing):
         #: (observation index, the observation as read, at the deal's end); undone when the
         #: seat plays or passes again, or (at the end) the table plays on in that deal
@@ -926,7 +923,6 @@ class Referee(Decoder):
     def feed(self, obs: Observation) -> list[Event]:
         """Process one observation; return the events it produced (possibly none)."""
         if obs.type == "correction":
-            self._suspects = []
             self._gone_fixes = []
             self._deal_snap = None  # an earlier deal may have changed
             self._prev_snap = None
@@ -944,7 +940,6 @@ class Referee(Decoder):
         if obs.type == "deal_start" and self.hindsight:
             self._prev_snap = self._deal_snap
             self._deal_snap = (idx, self._copy_core(self._core))
-            self._suspects = []
             self._gone_fixes = []
         self._obs.append(obs)
         out = self._publish(self._core.feed(obs, idx))
