@@ -943,9 +943,14 @@ class Decoder:
                     )
             grown.sort(key=lambda x: (x[0], x[1]))
             beam = grown[:REORDER_BEAM]
-        left, _, order, _, _ = beam[0]
-        if left > now - HINDSIGHT_GAIN or order == tuple(range(b, idx + 1)):
-            return
+        for left, _, order, _, _ in beam:  # the search weighs the orders the beam kept
+            if left <= now - HINDSIGHT_GAIN and order != tuple(range(b, idx + 1)):
+                yield self._reorder_alt(b, idx, order, t)
+
+    def _reorder_alt(self, b: int, idx: int, order: tuple[int, ...], t: float) -> Alt:
+        """Observations ``b`` .. ``idx`` in ``order`` (``_reorder``), a moved one at the time
+        of the first it now precedes, ``seen_at`` its own."""
+        obs = self._obs
         j = b + next(n for n, r in enumerate(order) if r != b + n)
         new_obs = [*obs[:b], *(obs[r] for r in order)]
         # the moved ones: seen after an observation they now precede
@@ -990,7 +995,7 @@ class Decoder:
             return self._rewrite(t, new_obs, j, first_j, data, remap)
 
         fixes = {b + n: [new_obs[b + n]] for n in range(len(order))}
-        yield Alt(b, fixes, REORDER_COST * len(seen_later), publish)
+        return Alt(b, fixes, REORDER_COST * len(seen_later), publish)
 
     def _seen_again(self, idx: int, out: Sequence[Event], t: float) -> Iterator[Alt]:
         """Camera play ``idx``, out of turn, repeats a play the decoder put in for that seat in
