@@ -15,6 +15,13 @@ read from a few pixels each frame. The camera is checked against the corner mark
 ``watch_every`` frames (``vision.table.CameraWatch``: a moved camera is recalibrated, covered
 markers only warned about).
 
+Frame size: any. A frame larger than 1280x720 (its short side over ``DETECT_SHORT_SIDE``: the Pi
+Camera Module 3's 2304x1296) is detected on a copy reduced to that size, the size the
+detector's settings were chosen at, and its cards are named from crops cut from the frame
+itself, so the classifier sees each corner index with all the pixels the camera gave it. The
+calibration, zones and the tracker work in table millimetres; a calibration made at another
+size of the same view is scaled to the frames.
+
 A pipeline started while cards lie on the table (the kiosk restarted mid-trick) is told what
 lies there first (:meth:`TablePipeline.resume` with a ``vision.track.TableState``, which the
 kiosk folds from its event log): the tracker starts with those cards committed, so seeing them
@@ -65,6 +72,12 @@ __all__ = [
 ]
 
 SMALL_W = 320
+#: The detector sees a frame (or a zone's crop) reduced so that the frame's short side is at
+#: most this many pixels: the size its settings (``PIPELINE_DETECTOR``) were chosen at, 1280x720.
+#: A larger capture (the Pi Camera Module 3's 2304x1296, the HQ camera's 2028x1520) is detected on
+#: a reduced copy, its corner boxes mapped back to the frame, and the classifier's crops are cut
+#: from the frame itself, at its full resolution (``TablePipeline._detect_reduced``).
+DETECT_SHORT_SIDE = 720
 #: a big skin-coloured blob is a card's picture, not a hand, when at least this share of the
 #: ring around it is card paper (``TablePipeline._card_art``)
 ART_PAPER = 0.6
@@ -295,6 +308,10 @@ class ReplayReport:
     #: the detector's per-table suit weights (vision/suits.py), when it balances suits: far
     #: from 1 means the deck's suits are hard for the classifier (plastic: clubs x30)
     suit_weights: dict[str, float] = field(default_factory=dict)
+    #: the frames' size (width, height) and the scale the detector saw them at (1: the frame
+    #: itself; under 1: a reduced copy, ``DETECT_SHORT_SIDE``)
+    frame_size: tuple[int, int] | None = None
+    detect_scale: float = 1.0
 
     @property
     def fps(self) -> float:
@@ -314,6 +331,8 @@ class ReplayReport:
             "gaps": self.gaps,
             "warnings": self.warnings,
             "suit_weights": self.suit_weights,
+            "frame_size": list(self.frame_size) if self.frame_size else None,
+            "detect_scale": round(self.detect_scale, 4),
         }
 
 
@@ -349,6 +368,7 @@ class TablePipeline:
         hand_mm2: float = 1200.0,
         roi_margin: float = 80.0,
         tracker_options: dict[str, Any] | None = None,
+        detect_side: int | None = DETECT_SHORT_SIDE,
     ) -> None:
         self.detector = detector
         self.report = report or ReplayReport()
@@ -359,6 +379,12 @@ class TablePipeline:
         self.changed_level, self.changed_px = changed_level, changed_px
         self.hand_mm2 = hand_mm2
         self.roi_margin = roi_margin
+        if detect_side is not None and detect_side < 120:
+            raise PipelineError(f"detect_side {detect_side}: at least 120 px (or None) expected")
+        #: frames whose short side is larger are detected on a reduced copy (None: never)
+        self.detect_side = detect_side
+        #: the scale of that copy for the frames now coming in (1: the frame itself)
+        self.detect_scale = 1.0
         self.tracker_options = tracker_options or {}
         self.interpreter = Interpreter()
         self.calibration: Calibration | None = None
@@ -376,6 +402,7 @@ class TablePipeline:
         self._lamp_count: dict[str, int] = {}
         self._lamp_on: dict[str, str | None] = dict.fromkeys(LAMPS)
         self._size: tuple[int, int] | None = None
+        self._frame_size: tuple[int, int] | None = None
         self.last_roi: tuple[int, int, int, int] | None = None
         self.t = 0.0
         self._resume: TableState | None = None
@@ -393,6 +420,12 @@ class TablePipeline:
         else:
             self.tracker.calibration = cal
         self.watch = CameraWatch(cal)
+        self._frame_size = (w, h)
+        short = min(w, h)
+        side = self.detect_side
+        self.detect_scale = 1.0 if side is None or short <= side else side / short
+        self.report.frame_size = (w, h)
+        self.report.detect_scale = self.detect_scale
         sh = round(h * SMALL_W / w)
         self._small_size = (SMALL_W, sh)
         scale = SMALL_W / w
@@ -559,6 +592,10 @@ class TablePipeline:
                 return []
             if not self._try_calibrate(t, image):
                 return []
+        h, w = image.shape[:2]
+        if (w, h) != self._frame_size:  # a camera reopened in another mode
+            if not self._resize(t, image):
+                return []
         cal, tracker = self.calibration, self.tracker
         assert cal is not None and tracker is not None and self.watch is not None
         out: list[Observation] = []
@@ -676,6 +713,29 @@ class TablePipeline:
         out += self.interpreter.flush(t)
         return out
 
+    def _resize(self, t: float, image: np.ndarray) -> bool:
+        """Frames of another size than before (a live camera reopened in another mode): the
+        calibration scaled to them; when it cannot be (another aspect ratio: another view), the
+        pipeline calibrates again from the markers. False when no frame may be read now."""
+        h, w = image.shape[:2]
+        was = self._frame_size
+        assert self.calibration is not None and was is not None
+        try:
+            self._setup(self.calibration, image)
+        except TableError as exc:
+            self.report.warnings.append(
+                f"t={t:.2f}s: the frames are now {w}x{h} (were {was[0]}x{was[1]}): {exc}; "
+                "calibrating from the markers"
+            )
+            self.calibration = None
+            self._given = None
+            return self._try_calibrate(t, image)
+        self.report.warnings.append(
+            f"t={t:.2f}s: the frames are now {w}x{h} (were {was[0]}x{was[1]}): calibration "
+            "scaled to them"
+        )
+        return True
+
     def _detect(
         self, index: int, image: np.ndarray, roi: tuple[int, int, int, int] | None
     ) -> list[Any]:
@@ -685,12 +745,12 @@ class TablePipeline:
             return list(det.detect_frame(index, image, roi))
         if roi is None:
             self.last_roi = (0, 0, image.shape[1], image.shape[0])
-            whole = list(det.detect(image))
+            whole = self._detect_reduced(det, image)
             self._note_suits(det)
             return whole
         x0, y0, x1, y1 = roi
         self.last_roi = roi  # where the detector looked (for overlays and tests)
-        found = det.detect(np.ascontiguousarray(image[y0:y1, x0:x1]))
+        found = self._detect_reduced(det, np.ascontiguousarray(image[y0:y1, x0:x1]))
         self._note_suits(det)
         return [
             Det(
@@ -702,6 +762,25 @@ class TablePipeline:
             )
             for d in found
         ]
+
+    def _detect_reduced(self, det: Any, image: np.ndarray) -> list[Any]:
+        """``det.detect(image)``, and for a frame larger than the detector's size
+        (``detect_scale`` under 1) with a detector that finds corners and names them apart
+        (``vision.Detector``'s ``corners`` and ``label``): the corners found on a copy reduced by
+        ``detect_scale``, their boxes mapped back to ``image``'s pixels, and the cards named
+        from crops cut from ``image`` itself, at its full resolution."""
+        r = self.detect_scale
+        if r >= 1.0 or not (hasattr(det, "corners") and hasattr(det, "label")):
+            return list(det.detect(image))
+        h, w = image.shape[:2]
+        size = (max(1, round(w * r)), max(1, round(h * r)))
+        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        boxes, scores = det.corners(small)
+        # a pixel edge x of the copy lies at x / r in the image (each axis by its own ratio,
+        # which rounding makes differ from r by a hair)
+        back = np.array([w / size[0], h / size[1], w / size[0], h / size[1]], np.float64)
+        full = np.asarray(boxes, np.float64).reshape(-1, 4) * back
+        return list(det.label(image, full, scores))
 
     def _pair_faces(self, image: np.ndarray, dets: list[Any]) -> list[Any]:
         """``dets`` with the suit of each card seen by both its corners checked against its face
