@@ -41,7 +41,7 @@ final.
 * ``_retry``: a suspect play read with its runner-ups, a card too many, a card missed.
 * ``_unseen``: before a play out of turn, the seats on turn taking a pass (or a glimpsed play).
 * ``_reorder``: plays and passes of different seats within ``REORDER_S`` in another order (a
-  small beam of its own, ``REORDER_BEAM``, proposes the best order).
+  small beam of its own, ``REORDER_BEAM`` orders, proposes those the rules accept).
 * ``_seen_again``: a play out of turn that repeats one the decoder put in is that play, late.
 * ``_late_in_next``: cards of a seat's play seen only with its next play of the trick.
 * ``_won_unseen``, ``_played_glimpsed``: a play the camera missed: the only answer short of a
@@ -204,6 +204,10 @@ COSTS: Final[Mapping[str, Cost]] = {
     "_REREAD_TRIES": Cost(256, "readings tried at most per play (the enumerator's bound)"),
     "_HINDSIGHT_TRIES": Cost(8, "legal readings whose continuation is tried, cheapest first"),
     "_HINDSIGHT_SUSPECTS": Cost(3, "suspects kept at once (the latest)"),
+    "_UNSEEN_SEATS": Cost(
+        3, "seats taken as passing (or playing what was glimpsed) before a play out of turn"
+    ),
+    "_SWAP_TRIES": Cost(3, "earlier plays' runner-ups tried for a third copy, cheapest first"),
 }
 REREAD_BUDGET: Final = COSTS["REREAD_BUDGET"].value
 REREAD_BUDGET_IMPOSSIBLE: Final = COSTS["REREAD_BUDGET_IMPOSSIBLE"].value
@@ -228,6 +232,8 @@ REORDER_COST: Final = COSTS["REORDER_COST"].value
 _REREAD_TRIES: Final = int(COSTS["_REREAD_TRIES"].value)
 _HINDSIGHT_TRIES: Final = int(COSTS["_HINDSIGHT_TRIES"].value)
 _HINDSIGHT_SUSPECTS: Final = int(COSTS["_HINDSIGHT_SUSPECTS"].value)
+_UNSEEN_SEATS: Final = int(COSTS["_UNSEEN_SEATS"].value)
+_SWAP_TRIES: Final = int(COSTS["_SWAP_TRIES"].value)
 
 #: fouls that show the table played on differently from the referee's reading
 _CLASH_FOULS: Final = frozenset({"illegal_play", "out_of_turn"})
@@ -841,7 +847,7 @@ class Decoder:
         trial = self._copy_core(before)
         t0 = self._trick_top_t(before, k)
         passes: list[Observation] = []
-        for _ in range(3):
+        for _ in range(_UNSEEN_SEATS):
             d = trial._live_deal()
             if d is None or d.turn is None or d.turn == o.seat or d.top is None:
                 break
@@ -1413,7 +1419,7 @@ class Decoder:
     ) -> Iterator[Alt]:
         """``_swap_copies``'s earlier plays read with a runner-up ``y`` for ``m`` copies of
         ``x`` (``options``: cost, position in the effective log, x, y, m), the cheapest three."""
-        for cost, i, x, y, m in sorted(options, key=lambda v: (v[0], -v[1]))[:3]:
+        for cost, i, x, y, m in sorted(options, key=lambda v: (v[0], -v[1]))[:_SWAP_TRIES]:
             e = self._effective[i]
             k = self._origin[i]
             ok = self._obs[k]
