@@ -1,9 +1,11 @@
 """Rendered games: a simulated match as an overhead table video, with its ground truth.
 
 ``render_game(profile, seed=, deals=, out=)`` plays the match with ``engine.sim.simulate`` and
-films it from above (default 1280x720 at 10 fps, mp4v): the four ArUco corner markers of
-vision/table.py, cards slid into the zones by hands and arms that pass over the table, tricks
-cleared by the players, a slowly changing light level, a static light gradient and camera noise.
+films it from above (default 1280x720 at 10 fps, mp4v; ``size=(2304, 1296)`` films the Pi
+Camera Module 3's full view, the table drawn at that resolution: ``BASE_SIDE``): the four ArUco
+corner markers of vision/table.py, cards slid into the zones by hands and arms that pass over
+the table, tricks cleared by the players, a slowly changing light level, a static light gradient
+and camera noise.
 
 What is filmed, and how (vision/track.py reads it back the same way):
 
@@ -75,6 +77,13 @@ CARD_MM = (63.0, 88.0)
 SKIN = (120, 160, 215)
 SLEEVES = ((90, 50, 30), (40, 40, 40), (50, 90, 140), (110, 110, 110))
 LAMP_BGR = {"pass": (60, 255, 60), "lead": (40, 230, 255), "deal": (255, 140, 40)}
+#: card face width (px) the cards are drawn from at 1280x720, where a card is ~47 px wide
+FACE_W = 96
+#: the frame height the renderer's pixel sizes are set for: a larger frame (its short side over
+#: this) draws the same table scaled up, every size in pixels times its short side / 720 (the
+#: faces, the lamps, the felt's grain, the palms), so a 2304x1296 render is what a camera of that
+#: resolution films, not a 1280x720 frame enlarged; a render at or under 720 is drawn as it was
+BASE_SIDE = 720
 
 
 # ------------------------------------------------------------------------------ card faces
@@ -113,14 +122,27 @@ def decks_root() -> Path:
     return Path(os.environ.get("GUANDAN_DECKS_DIR") or DECKS_DIR)
 
 
-def load_faces(name: str = DEFAULT_DECK, decks_dir: Path | None = None) -> Faces:
-    """Faces of deck ``name``, rendered on first use (see the module doc). ``cv-plain`` only by
-    name. Raises ``decks.DeckUnavailable`` (a FileNotFoundError) naming what to install, or
-    ``decks.UnknownDeck`` (a ValueError) for a name that is no design."""
+def load_faces(
+    name: str = DEFAULT_DECK, decks_dir: Path | None = None, width: int = FACE_W
+) -> Faces:
+    """Faces of deck ``name``, rendered on first use (see the module doc), ``width`` px wide.
+    ``cv-plain`` only by name. Raises ``decks.DeckUnavailable`` (a FileNotFoundError) naming
+    what to install, or ``decks.UnknownDeck`` (a ValueError) for a name that is no design."""
     from vision.synth.decks import CARD_NAMES, ensure_deck
 
     if name == "cv-plain":
-        return Faces("cv-plain", {c: _cv_face(c) for c in CARD_NAMES}, (0.0, 0.0, 0.25, 0.28))
+        if width == FACE_W:
+            images = {c: _cv_face(c) for c in CARD_NAMES}
+        else:  # drawn at the usual width and scaled, so the index keeps its proportions
+            images = {
+                c: cv2.resize(
+                    _cv_face(c),
+                    (width, int(round(width * 1.4))),
+                    interpolation=cv2.INTER_CUBIC,
+                )
+                for c in CARD_NAMES
+            }
+        return Faces("cv-plain", images, (0.0, 0.0, 0.25, 0.28))
     deck = ensure_deck(name, decks_dir or decks_root())
     lacking = [c for c in CARD_NAMES if c not in deck.cards]
     if lacking:  # kde-penguins & co.: no jokers
@@ -132,7 +154,9 @@ def load_faces(name: str = DEFAULT_DECK, decks_dir: Path | None = None) -> Faces
     for c in CARD_NAMES:
         img = deck.image(c)
         h, w = img.shape[:2]
-        images[c] = cv2.resize(img, (96, int(round(96 * h / w))), interpolation=cv2.INTER_AREA)
+        images[c] = cv2.resize(
+            img, (width, int(round(width * h / w))), interpolation=cv2.INTER_AREA
+        )
     return Faces(deck.name, images, deck.index_box)
 
 
@@ -418,7 +442,9 @@ def render_game(
         raise ValueError(f"fps must be between 0 and 60, got {fps}")
     if not 0.05 <= light[0] <= light[1] <= 3.0:
         raise ValueError(f"light {light}: a range (low, high) within 0.05..3 expected")
-    faces = load_faces(deck, decks_dir)
+    # pixel sizes scale with a frame larger than 1280x720 (``BASE_SIDE``); at or under, zoom = 1
+    zoom = max(1.0, min(size) / BASE_SIDE)
+    faces = load_faces(deck, decks_dir, FACE_W if zoom == 1.0 else int(round(FACE_W * zoom)))
     if script is None:
         sim = simulate(profile, deals=deals, seed=seed, mischief=mischief, table="t1")
         script = sim.observations
@@ -451,9 +477,11 @@ def render_game(
     yy, xx = np.mgrid[0 : size[1], 0 : size[0]].astype(np.float32)
     ang = rng.uniform(0, 2 * math.pi)
     grad = 0.85 + 0.25 * ((xx * math.cos(ang) + yy * math.sin(ang)) / max(size) + 0.5)
-    tex = cv2.GaussianBlur(rng.normal(0, 9, (size[1], size[0])).astype(np.float32), (0, 0), 1.5)[
-        ..., None
-    ]
+    # the felt's grain, the same in mm at any size (blurred white noise loses 1/zoom of its
+    # spread under a zoom times wider blur)
+    tex = cv2.GaussianBlur(
+        rng.normal(0, 9 * zoom, (size[1], size[0])).astype(np.float32), (0, 0), 1.5 * zoom
+    )[..., None]
     bg = np.clip(bg.astype(np.float32) * grad[..., None] + tex, 0, 255).astype(np.uint8)
     noises = [
         np.clip(rng.normal(0, noise, (size[1], size[0], 3)), -12, 12).astype(np.int16)
@@ -518,11 +546,12 @@ def render_game(
                 hand = arm.hand(t)
                 if hand is None:
                     continue
-                _draw_arm(frame, owner, arm, hand, h_t2i, scene)
+                _draw_arm(frame, owner, arm, hand, h_t2i, scene, zoom)
             for name, state, on, off in scene.lamps:
                 if on <= t < off:
                     x, y = lamp_xy[name]
-                    cv2.circle(frame, (round(x), round(y)), 10, LAMP_BGR[state], -1, cv2.LINE_AA)
+                    r = 10 if zoom == 1.0 else int(round(10 * zoom))
+                    cv2.circle(frame, (round(x), round(y)), r, LAMP_BGR[state], -1, cv2.LINE_AA)
             noisy = cv2.add(frame.astype(np.int16), noises[int(rng.integers(4))])
             frame = np.clip(noisy, 0, 255).astype(np.uint8)
             if first_frame is None:
@@ -621,6 +650,7 @@ def _draw_arm(
     hand: tuple[float, float],
     h_t2i: np.ndarray,
     scene: _Scene,
+    zoom: float = 1.0,
 ) -> None:
     e, n, a, _ = scene.frame(arm.seat)
     tip = np.array(hand)
@@ -636,7 +666,7 @@ def _draw_arm(
         cv2.fillConvexPoly(frame, poly, col, cv2.LINE_AA)
         cv2.fillConvexPoly(owner, poly, -2)
     palm = np.round(_apply(h_t2i, np.array([tip + d * 20]))).astype(int)[0]
-    axes = (int(abs(h_t2i[0, 0]) * 40 + 12), int(abs(h_t2i[0, 0]) * 48 + 14))
+    axes = (int(abs(h_t2i[0, 0]) * 40 + 12 * zoom), int(abs(h_t2i[0, 0]) * 48 + 14 * zoom))
     angle = math.degrees(math.atan2(d[1], d[0]))
     cv2.ellipse(frame, (int(palm[0]), int(palm[1])), axes, angle, 0, 360, SKIN, -1, cv2.LINE_AA)
     cv2.ellipse(owner, (int(palm[0]), int(palm[1])), axes, angle, 0, 360, -2, -1)
