@@ -1,10 +1,14 @@
 """``guandan table ...``: table calibration (and, later, the whole pipeline on a video).
 
 * ``guandan table calibrate (--image FRAME | --camera SPEC) --out calibration.json
-  [--table-size WxH] [--marker-size MM] [--marker-offset MM] [--centre-size MM]
-  [--previous FILE] [--frames N] [--preview PNG]``
-* ``guandan table check --calibration FILE (--image FRAME | --camera SPEC) [--threshold MM]``:
-  has the camera moved since calibration? Exit 0 when steady, 1 when moved (JSON on stdout).
+  [--capture-size WxH] [--table-size WxH] [--marker-size MM] [--marker-offset MM]
+  [--centre-size MM] [--previous FILE] [--frames N] [--preview PNG]``
+* ``guandan table check --calibration FILE (--image FRAME | --camera SPEC) [--capture-size WxH]
+  [--threshold MM]``: has the camera moved since calibration? Exit 0 when steady, 1 when moved
+  (JSON on stdout).
+
+``--capture-size`` (default ``$GUANDAN_CAPTURE_SIZE``) asks a live camera for frames of that size,
+as ``guandan table run`` does (kiosk/table/cli.py).
 """
 
 from __future__ import annotations
@@ -135,6 +139,9 @@ def _source_args(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help="camera spec: file:VIDEO, device:0, picamera2, synthetic:table (hardware/camera.py)",
     )
+    from kiosk.table.cli import add_capture_size
+
+    add_capture_size(parser)
 
 
 def _read_image(path: str) -> Any:
@@ -151,11 +158,16 @@ def _read_image(path: str) -> Any:
     return image
 
 
-def _camera_frames(spec: str, count: int) -> list[Any]:
+def _camera_frames(spec: str, count: int, args: argparse.Namespace | None = None) -> list[Any]:
     from hardware.camera import open_camera
 
     if count < 1:
         raise ValueError(f"--frames must be at least 1, got {count}")
+    if args is not None:  # --capture-size, else $GUANDAN_CAPTURE_SIZE
+        from kiosk.table.cli import capture_size_of
+        from kiosk.table.sources import with_capture_size
+
+        spec = with_capture_size(spec, capture_size_of(args, spec))
     frames = []
     with open_camera(spec) as camera:
         for frame in camera:
@@ -192,7 +204,9 @@ def _calibrate(args: argparse.Namespace) -> int:
             size = TableGeometry.parse_size(args.table_size)
             fields["width_mm"], fields["height_mm"] = size.width_mm, size.height_mm
         geometry = TableGeometry(**fields)
-    frames = [_read_image(args.image)] if args.image else _camera_frames(args.camera, args.frames)
+    frames = (
+        [_read_image(args.image)] if args.image else _camera_frames(args.camera, args.frames, args)
+    )
     calibration = calibrate_frames(frames, geometry, previous=previous)
     out = Path(args.out)
     if not out.parent.exists():
@@ -229,7 +243,7 @@ def _check(args: argparse.Namespace) -> int:
     from vision.table import Calibration, check_camera
 
     calibration = Calibration.load(args.calibration)
-    image = _read_image(args.image) if args.image else _camera_frames(args.camera, 1)[0]
+    image = _read_image(args.image) if args.image else _camera_frames(args.camera, 1, args)[0]
     result = check_camera(image, calibration, args.threshold)
     print(
         json.dumps(

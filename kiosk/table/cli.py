@@ -1,6 +1,6 @@
 """``guandan table run``: the table kiosk (registered into ``guandan table`` by kiosk/cli/table.py).
 
-guandan table run [--camera SPEC | --observations FILE | --simulate SEED]
+guandan table run [--camera SPEC | --observations FILE | --simulate SEED] [--capture-size WxH]
                   [--scoreboard URL --token T] [--db PATH] [--pin PIN] [--table ID]
                   [--profile P] [--speed X] [--host H] [--port P] [--overlay-delay S]
                   [--footage DIR|off] [--footage-segment MIN] [--footage-reserve MB]
@@ -8,7 +8,10 @@ guandan table run [--camera SPEC | --observations FILE | --simulate SEED]
 
 Without a source option the camera is ``$GUANDAN_CAMERA`` (and the calibration
 ``$GUANDAN_CALIBRATION``); without ``--buttons`` the seat pass buttons are ``$GUANDAN_BUTTONS``
-(hardware/buttons.py specs; the Pi service file sets all three).
+(hardware/buttons.py specs; the Pi service file sets all three). A live camera's capture size is
+``--capture-size WxH``, else ``$GUANDAN_CAPTURE_SIZE``, else the camera spec's own (``size=``) or
+1280x720: ``2304x1296`` films the Pi Camera Module 3's full view (the pipeline detects on a
+reduced copy and names the cards from the full frame; kiosk/table/sources.py).
 
 ``--camera file:VIDEO`` replays a recording (kiosk.table.sources.VideoSource, paced by
 ``--speed``); any other camera spec (``device:N``, ``picamera2[:N]``, ``synthetic[:table]``,
@@ -30,6 +33,7 @@ from typing import Any
 ENV_CAMERA = "GUANDAN_CAMERA"
 ENV_CALIBRATION = "GUANDAN_CALIBRATION"
 ENV_BUTTONS = "GUANDAN_BUTTONS"  # hardware.buttons.ENV_VAR
+ENV_CAPTURE_SIZE = "GUANDAN_CAPTURE_SIZE"  # kiosk.table.sources.ENV_CAPTURE_SIZE
 
 
 def register_run(verbs: Any) -> None:
@@ -60,6 +64,7 @@ def register_run(verbs: Any) -> None:
         "--observations", metavar="FILE", help="observation JSONL (`guandan sim --observations`)"
     )
     src.add_argument("--simulate", metavar="SEED", type=int, help="a seeded simulated match")
+    add_capture_size(run)
     run.add_argument(
         "--calibration",
         metavar="FILE",
@@ -160,11 +165,53 @@ def register_run(verbs: Any) -> None:
     run.set_defaults(handler=_run)
 
 
+def add_capture_size(parser: argparse.ArgumentParser) -> None:
+    """The ``--capture-size WxH`` option (``table run``, ``table calibrate``, ``table check``)."""
+    parser.add_argument(
+        "--capture-size",
+        metavar="WxH",
+        help="live camera: the frame size to capture, e.g. 2304x1296 (the Pi Camera Module 3's "
+        "full view at 30+ fps; the HQ camera: 2028x1520); the cards are detected on a reduced "
+        "copy and named from the full frame. Default $GUANDAN_CAPTURE_SIZE, else the camera "
+        "spec's size= or 1280x720. A video file is read at its own size",
+    )
+
+
+def capture_size_of(args: argparse.Namespace, camera: str | None) -> tuple[int, int] | None:
+    """The capture size of --capture-size, else of $GUANDAN_CAPTURE_SIZE (None: neither). A bad
+    one is a SourceError (exit 2) naming where it came from; one given with a video file is
+    noted as unused (the file is read at its own size)."""
+    from kiosk.table.sources import capture_size
+
+    text = getattr(args, "capture_size", None)
+    where = "--capture-size"
+    if not text:
+        text = os.environ.get(ENV_CAPTURE_SIZE, "").strip() or None
+        where = f"${ENV_CAPTURE_SIZE}"
+    size = capture_size(text, where)
+    if size is not None and camera and where == "--capture-size":
+        from hardware.camera import CameraError, parse_spec
+
+        try:
+            kind = parse_spec(camera)[0]
+        except CameraError:
+            kind = ""  # the camera spec's own error comes where it is opened
+        if kind == "file":
+            print(
+                "guandan table: note: --capture-size is for a live camera; a video file is read "
+                "at its own size",
+                file=sys.stderr,
+            )
+    return size
+
+
 def make_source(args: argparse.Namespace, profile: Any) -> Any:
     from kiosk.table.sources import JsonlSource, SimSource, VideoSource
 
     if args.speed < 0:
         raise ValueError(f"--speed {args.speed}: give 0 (no waiting) or more")
+    if args.observations or args.simulate is not None:
+        capture_size_of(args, None)  # a bad --capture-size is an error whatever the source
     if args.observations:
         return JsonlSource(args.observations, speed=args.speed)
     if args.simulate is not None:
@@ -172,6 +219,7 @@ def make_source(args: argparse.Namespace, profile: Any) -> Any:
     # the Pi service (hardware/pi/guandan-kiosk.service) sets these instead of options
     camera = args.camera or os.environ.get(ENV_CAMERA) or None
     if camera:
+        size = capture_size_of(args, camera)
         calibration = args.calibration
         if calibration is None and os.environ.get(ENV_CALIBRATION):
             calibration = os.environ[ENV_CALIBRATION]
@@ -204,7 +252,9 @@ def make_source(args: argparse.Namespace, profile: Any) -> Any:
             detector=args.detector,
             deck=args.deck,
             footage=footage,
+            capture_size=size,
         )
+    capture_size_of(args, None)
     return None
 
 

@@ -11,6 +11,13 @@
   plugin's): no end, no pacing, frames recorded by ``kiosk.table.footage``; a camera that stops
   delivering raises the ``camera`` alarm and is reopened with backoff (see the class).
 
+The capture size of a live camera is a setting (``capture_size``; ``guandan table run
+--capture-size WxH``, else ``$GUANDAN_CAPTURE_SIZE``, else the spec's own ``size=`` or the
+backend's default, 1280x720): the Raspberry Pi Camera Module 3 films its full view at 2304x1296
+at 30+ frames/s, the HQ camera at 2028x1520. The pipeline detects on a reduced copy of a larger
+frame and names the cards from crops of the frame itself (vision/pipeline.py
+``DETECT_SHORT_SIDE``). A video file is read at whatever size it was recorded.
+
 A source yields observations in order; ``skip`` of them are consumed silently first (a kiosk
 restarting after a crash resumes after the last logged one). Pacing: the first yielded
 observation is due at once; the next at ``(t - t_first) / speed`` seconds later on the wall
@@ -34,6 +41,53 @@ log = logging.getLogger("guandan.table")
 
 class SourceError(ValueError):
     """A source that cannot be opened; the message says what to do."""
+
+
+#: the live camera's capture size when ``--capture-size`` is not given (the Pi service file's
+#: environment sets it beside ``GUANDAN_CAMERA``)
+ENV_CAPTURE_SIZE = "GUANDAN_CAPTURE_SIZE"
+
+
+def capture_size(text: str | None, option: str = "--capture-size") -> tuple[int, int] | None:
+    """``"2304x1296"`` -> ``(2304, 1296)``; None or empty -> None; a bad text is a
+    :class:`SourceError` naming ``option``."""
+    if text is None or not str(text).strip():
+        return None
+    from vision.framesize import FrameSizeError, parse_frame_size
+
+    try:
+        return parse_frame_size(text, option)
+    except FrameSizeError as exc:
+        raise SourceError(str(exc)) from None
+
+
+def with_capture_size(spec: str, size: tuple[int, int] | None) -> str:
+    """The live camera ``spec`` asking for ``size`` (its ``size=WxH`` option); the spec itself
+    when ``size`` is None, when it is a video file (read at its own size), or when it asks for
+    that size already. A spec that asks for another size (``size=``, ``width=``/``height=``) is
+    a :class:`SourceError`: one camera, one size."""
+    if size is None:
+        return spec
+    from hardware.camera import CameraError, parse_spec
+
+    try:
+        kind, _arg, options = parse_spec(spec)
+    except CameraError as exc:
+        raise SourceError(f"--camera {spec}: {exc}") from None
+    if kind == "file":
+        return spec
+    want = f"{size[0]}x{size[1]}"
+    own = options.get("size")
+    if own is None and ("width" in options or "height" in options):
+        own = f"{options.get('width', '?')}x{options.get('height', '?')}"
+    if own is not None:
+        if own.strip().lower() == want:
+            return spec
+        raise SourceError(
+            f"--camera {spec} asks for {own} and the capture size is {want}: give the size once "
+            "(--capture-size WxH, or size=WxH in the camera spec)"
+        )
+    return f"{spec}{'&' if '?' in spec else '?'}size={want}"
 
 
 class ObservationSource(Protocol):
@@ -319,6 +373,11 @@ class LiveSource:
     ``markers`` alarm says when no frame has shown the four corner markers for ``markers_s``
     seconds (nothing can be read until one does); ``--calibration FILE`` works as for files.
     ``footage`` (a :class:`kiosk.table.footage.FootageRecorder`) records every frame.
+
+    ``capture_size`` (width, height) asks the camera for frames of that size (the spec's
+    ``size=`` option, :func:`with_capture_size`; None: the spec's own or the backend's default).
+    A calibration file made at another size of the same view is scaled to the frames; one made
+    with another aspect ratio (another camera mode: another view) stops the kiosk at start.
     """
 
     kind = "camera"
@@ -337,6 +396,7 @@ class LiveSource:
         first_frame_s: float = 20.0,
         markers_s: float = 15.0,
         opener: Callable[[str], Any] | None = None,
+        capture_size: tuple[int, int] | None = None,
         **options: Any,
     ) -> None:
         if not vision_available():
@@ -351,6 +411,8 @@ class LiveSource:
 
         if not 0 < retry_s <= max_retry_s:
             raise SourceError(f"camera retry {retry_s} s .. {max_retry_s} s: give 0 < first <= max")
+        spec = with_capture_size(spec, capture_size)
+        self.capture_size = capture_size
         self.spec = spec
         self._opener = opener or open_camera
         self.calibration = None
@@ -417,6 +479,19 @@ class LiveSource:
             raise SourceError(
                 f"--camera {spec}: the camera opened but delivered no frame: {first.why}"
             )
+        image = first[0].image
+        self.size = (int(image.shape[1]), int(image.shape[0]))
+        if self.calibration is not None:
+            try:
+                self.calibration.for_image_size(*self.size)
+            except ValueError as exc:  # TableError: another aspect ratio
+                reader.close()
+                raise SourceError(
+                    f"--calibration: made at {self.calibration.image_size[0]}x"
+                    f"{self.calibration.image_size[1]}, but the camera gives {self.size[0]}x"
+                    f"{self.size[1]} ({exc}); calibrate at this capture size (guandan table "
+                    "calibrate --camera SPEC --capture-size WxH --out FILE)"
+                ) from None
         self._reader: _Reader | None = reader
         self._first: tuple[Any, float] | None = first
         self.description = (
@@ -520,6 +595,7 @@ class LiveSource:
                 self.frames += 1
                 self.last_frame_at = time.time()
             image = frame.image
+            self.size = (int(image.shape[1]), int(image.shape[0]))
             if self.footage is not None:
                 self.footage.write(t, image, reader.fps)
             try:
@@ -634,6 +710,7 @@ class LiveSource:
             "spec": self.spec,
             "state": "lost" if self._down_since is not None else "live",
             "size": list(self.size),
+            "detect_scale": round(rep.detect_scale, 4),
             "fps": self.fps,
             "frames": frames,
             "last_frame_at": last,
