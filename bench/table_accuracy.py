@@ -2,8 +2,12 @@
 
 For each of ``--games`` games (seeds ``--seed`` .. ``--seed + games - 1``, none used by the tests
 or the demo; deck designs held out of detector training, cycled): render the simulated game at
-1280x720 (vision/synth/video.py), replay it through the whole pipeline (vision/pipeline.py:
-file camera, detector, tracker, referee) and compare with the referee's events on the truth log.
+``--size`` (default 1280x720; 2304x1296 is the Pi Camera Module 3's full view, drawn at that
+resolution, vision/synth/video.py), replay it through the whole pipeline (vision/pipeline.py:
+file camera, detector on a reduced copy of a frame larger than 1280x720 and classifier on the
+full frame, tracker, referee) and compare with the referee's events on the truth log. With
+``--enrol`` the deck's enrolment frames are rendered at the same size (as a kiosk capturing at
+that size would film them).
 
 Figures (one JSON line each, then a summary line):
 
@@ -19,8 +23,8 @@ Figures (one JSON line each, then a summary line):
 * ``exposed_reported``: exposed observations of the truth found (seat + cards) / all. Target all.
 * ``latency_s``: pipeline observation time - truth time (video seconds) for matched plays,
   passes and exposures: max, p95, mean. Target max <= 0.5 s.
-* ``pipeline_fps``: frames processed per second of wall time (decoding included), 1280x720.
-  Target >= 10.
+* ``pipeline_fps``: frames processed per second of wall time (decoding included), at
+  ``--size``. Target >= 10.
 
 ``--detector oracle`` (default) uses the renderer's corner labels (a perfect detector), so the
 figures are those of calibration + motion + tracking + interpretation; ``--detector model`` runs
@@ -28,7 +32,7 @@ models/card-corners.onnx (skipped with a message when it is not shipped).
 
     python bench/table_accuracy.py --games 10 [--deals 1] [--seed 9001] [--detector oracle]
         [--mischief 0.01] [--fouls-limit N] [--keep DIR [--det-cache]] [--enrol] [--decks D1,D2]
-        [--misses]
+        [--misses] [--size 2304x1296]
 
 ``--det-cache`` (with ``--detector model`` and ``--keep``) keeps every detector answer beside the
 kept render, keyed by the image bytes, the classifier file, the deck profile and the detector's
@@ -73,26 +77,35 @@ def _key(o: Observation) -> tuple[str, str | None, tuple[str, ...]]:
 
 #: enrolment tables are seeded apart from the games' (a table of their own: camera, felt, light)
 ENROL_SEED_OFFSET = 500_000
+#: the renders' size unless ``--size`` says otherwise (kept renders of this size keep their names)
+DEFAULT_SIZE = (1280, 720)
 
 
-def enrol_deck(deck: str, seed: int, tmp: Path) -> object:
+def _size_tag(size: tuple[int, int]) -> str:
+    """``""`` at the default size, else ``-WxH`` (in the names of kept renders and shots)."""
+    return "" if tuple(size) == DEFAULT_SIZE else f"-{size[0]}x{size[1]}"
+
+
+def enrol_deck(deck: str, seed: int, tmp: Path, size: tuple[int, int] = DEFAULT_SIZE) -> object:
     """The deck enrolled as a referee would (vision/enrol.py): its shots rendered on a table of
-    their own, read by the shipped models as `guandan vision enrol` reads them."""
+    their own at ``size``, read by the shipped models as `guandan vision enrol` reads them."""
     import cv2
 
     from vision.detector import enrolment_detector
     from vision.enrol import enrol, missing_cards
     from vision.synth.video import render_enrolment
 
-    where = tmp / f"enrol-{deck}-{seed}"
-    shots = render_enrolment(where, seed=seed + ENROL_SEED_OFFSET, deck=deck)
+    where = tmp / f"enrol-{deck}-{seed}{_size_tag(size)}"
+    shots = render_enrolment(where, seed=seed + ENROL_SEED_OFFSET, deck=deck, size=size)
     frames = [(cv2.imread(str(p)), kind) for p, kind in shots]
     det = enrolment_detector()
     prof = enrol(det, frames, name=deck)
     if sum(1 for c in missing_cards(prof) if c[1] in "JQK") >= 3:
         # as `guandan vision enrol` tells the referee: court cards without an index are enrolled
         # by their faces, from one court frame per suit filmed on the same table
-        courts = render_enrolment(where, seed=seed + ENROL_SEED_OFFSET, deck=deck, courts=True)
+        courts = render_enrolment(
+            where, seed=seed + ENROL_SEED_OFFSET, deck=deck, courts=True, size=size
+        )
         frames += [(cv2.imread(str(p)), kind) for p, kind in courts]
         prof = enrol(det, frames, name=deck)
     return prof
@@ -127,6 +140,35 @@ class CachedDetector:
             self.hits += 1
         return got
 
+    def _kept(self, what: str, arrays: tuple[object, ...], work: object) -> object:
+        """The answer kept for exactly these arrays (``what``: which stage), else ``work()``."""
+        import numpy as np
+
+        key = hashlib.blake2b(digest_size=16, person=what.encode()[:16])
+        for x in arrays:
+            a = np.ascontiguousarray(x)
+            key.update(str((a.shape, a.dtype.str)).encode())
+            key.update(a.tobytes())
+        k = key.digest()
+        if k in self.answers:
+            self.hits += 1
+            return self.answers[k]
+        self.misses += 1
+        got = self.answers[k] = work()  # type: ignore[operator]
+        return got
+
+    # a frame larger than 1280x720: the pipeline finds the corners on a reduced copy and names
+    # them on the frame itself (vision/pipeline.py ``_detect_reduced``), the two stages apart
+    def corners(self, image: object) -> object:
+        return self._kept("corners", (image,), lambda: self.det.corners(image))  # type: ignore[attr-defined]
+
+    def label(self, image: object, boxes: object, scores: object) -> list[object]:
+        return self._kept(  # type: ignore[return-value]
+            "label",
+            (image, boxes, scores),
+            lambda: list(self.det.label(image, boxes, scores)),  # type: ignore[attr-defined]
+        )
+
     def save(self) -> None:
         tmp = self.path.with_suffix(".part")
         with tmp.open("wb") as f:
@@ -154,26 +196,35 @@ def cache_tag(det: object, deck_profile: object | None) -> str:
 
 
 def kept_render(
-    prof: object, seed: int, deals: int, deck: str, mischief: float, folder: Path
+    prof: object,
+    seed: int,
+    deals: int,
+    deck: str,
+    mischief: float,
+    folder: Path,
+    size: tuple[int, int] = DEFAULT_SIZE,
 ) -> tuple[Path, object]:
     """The game rendered into ``folder``: its video and its ``render_game`` info. A kept render
     (--keep) is reused when it was made with the same arguments: replaying the same videos with
     other pipeline settings then costs no rendering. The file is named by every argument that
     shapes it, so another run into the same folder (another deck for the seed: a game's deck
     comes from its place in the run; one deal for bench/corner_names.py) renders beside it and
-    never over it."""
+    never over it. ``size``: the frame size (named in the file only when it is not 1280x720, so
+    the renders kept before sizes existed are still found)."""
     from vision.synth.video import render_game
 
     name = prof.name  # type: ignore[attr-defined]
-    out = folder / f"g{seed}-{deck}-{deals}d-m{mischief:g}-{name}.mp4"
-    made_with = json.dumps([name, seed, deals, deck, mischief])
+    tag = _size_tag(size)
+    out = folder / f"g{seed}-{deck}-{deals}d-m{mischief:g}-{name}{tag}.mp4"
+    made_with = json.dumps([name, seed, deals, deck, mischief] + ([list(size)] if tag else []))
     cache = out.with_suffix(".info.pkl")
     if cache.exists() and out.exists():
         with cache.open("rb") as f:
             key, kept = pickle.load(f)
         if key == made_with:
             return out, kept
-    info = render_game(prof, seed=seed, deals=deals, out=out, deck=deck, mischief=mischief)
+    sized = {"size": tuple(size)} if tag else {}  # the default: render_game's own
+    info = render_game(prof, seed=seed, deals=deals, out=out, deck=deck, mischief=mischief, **sized)
     with cache.open("wb") as f:
         pickle.dump((made_with, info), f)
     return out, info
@@ -190,17 +241,18 @@ def game(
     enrolled: bool = False,
     det_cache: bool = False,
     adapted: str | None = None,
+    size: tuple[int, int] = DEFAULT_SIZE,
 ) -> dict[str, object]:
     from kiosk.replay import replay
 
     prof = load_profile(profile)
     t0 = time.perf_counter()
-    out, info = kept_render(prof, seed, deals, deck, mischief, tmp)
+    out, info = kept_render(prof, seed, deals, deck, mischief, tmp, size)
     render_s = time.perf_counter() - t0
     truth = info.observations
     ref = Referee(prof)
     ref.feed_all(truth)
-    deck_profile = enrol_deck(info.deck, seed, tmp) if enrolled else None
+    deck_profile = enrol_deck(info.deck, seed, tmp, size) if enrolled else None
     deck_arg: object = deck_profile
     if adapted:  # the classifier adapted to the deck (vision/adapt.py), with the game's profile
         from vision.adapt import deck_reader, with_adapted
@@ -285,6 +337,8 @@ def game(
     return {
         "seed": seed,
         "deck": info.deck,
+        "size": f"{size[0]}x{size[1]}",
+        "detect_scale": round(rep.detect_scale, 4),
         "frames": info.frames,
         "video_s": round(info.duration_s, 1),
         "render_s": round(render_s, 1),
@@ -376,7 +430,20 @@ def main() -> int:
         action="store_true",
         help="after each game, one line per stretch where its plays differ from the truth's",
     )
+    ap.add_argument(
+        "--size",
+        default="1280x720",
+        metavar="WxH",
+        help="render and read the games (and with --enrol the enrolment frames) at this frame "
+        "size, e.g. 2304x1296 (the Pi Camera Module 3's full view); default 1280x720",
+    )
     args = ap.parse_args()
+    from vision.framesize import FrameSizeError, parse_frame_size
+
+    try:
+        size = parse_frame_size(args.size, "--size")
+    except FrameSizeError as exc:
+        raise SystemExit(f"table_accuracy.py: {exc}") from None
     if args.det_cache and not (args.keep and args.detector == "model"):
         raise SystemExit("--det-cache needs --detector model and --keep DIR (answers lie there)")
     if args.adapted and (args.detector != "model" or args.det_cache):
@@ -421,6 +488,7 @@ def main() -> int:
                 args.enrol,
                 args.det_cache,
                 args.adapted,
+                size,
             )
             lat = row.pop("latency")
             assert isinstance(lat, list)
@@ -443,6 +511,7 @@ def main() -> int:
         "games": len(rows),
         "deals_per_game": args.deals,
         "enrolled": args.enrol,
+        "size": f"{size[0]}x{size[1]}",
     }
     pct = round(100.0 * matched / max(plays, 1), 3)
     emit(figure="plays_exact_pct", value=pct, plays=plays, target=99.5, **common)
@@ -504,7 +573,6 @@ def main() -> int:
         figure="pipeline_fps",
         value=round(total("frames") / max(secs, 1e-9), 1),
         frames=total("frames"),
-        size="1280x720",
         cpus=os.cpu_count(),
         target=10,
         **common,
