@@ -29,7 +29,8 @@ cost of its continuation over the log's (``CLASH_COST`` a clash, ``THIRD_COPY_CO
 An alternative is admitted only when it removes at least its ``gain`` of clashes (``HINDSIGHT_GAIN``
 for a look back: a real foul clashes once either way and stays a foul; none for a choice between
 readings the camera itself gave, e.g. which copy of a card is the misread). The admitted
-alternative of least score wins and is published as ``correction`` events (nothing overwritten),
+alternative of least score wins, the earliest change of those within ``TIE_COST`` (a later clash
+may echo an earlier misread), and is published as ``correction`` events (nothing overwritten),
 whose play carries ``camera`` (what the camera read) and ``reread`` (what changed, why, at what
 cost). The commit window: ``HINDSIGHT_WINDOW`` plays and passes after a suspect (a camera play
 illegal as read, out of turn, or a trick's top a longer play did not beat), ``REORDER_SPAN``
@@ -187,14 +188,23 @@ COSTS: Final[Mapping[str, Cost]] = {
         "is wrong, but any of them may be, so it weighs as one misread card",
     ),
     "UNSEEN_COST": Cost(
-        3.0,
-        "a play or a pass the camera did not see at all (a pass lamp missed, a play glimpsed "
-        "too faintly to count, or none seen), put in by the decoder: as unlikely as a card missed",
+        2.0,
+        "a pass or a play the camera did not count (a pass lamp missed, a play glimpsed too "
+        "faintly or not at all), put in by the decoder: the pipeline's weakest signals, likelier "
+        "than a card missed under others (harness 2026-12-04: at 3.0, as a card, a seat was "
+        "taken as gone out with two cards unseen where two pass lamps had been missed)",
     ),
     "GONE_CARD_COST": Cost(
-        1.0,
-        "each card a seat taken as gone out still held by the count (they went down unseen, in "
-        "plays the camera missed or read short: court cards without an index)",
+        3.0,
+        "each card a seat taken as gone out still held by the count: each went down unseen, a "
+        "card missed (``MISSED_CARD_COST``) in plays the camera read short",
+    ),
+    "TIE_COST": Cost(
+        0.5,
+        "alternatives whose costs differ by less than this are a tie, which the earliest change "
+        "wins: a later clash may be an echo of an earlier misread (harness 2026-12-04: a trick's "
+        "top read a card short, S4 D4 as D4, lost to the pair played on it read with a ghost "
+        "card, 0.001 nats cheaper, and the deal's finishing order came out wrong)",
     ),
     "REORDER_COST": Cost(
         0.5,
@@ -228,6 +238,7 @@ CLASH_COST: Final = COSTS["CLASH_COST"].value
 THIRD_COPY_COST: Final = COSTS["THIRD_COPY_COST"].value
 UNSEEN_COST: Final = COSTS["UNSEEN_COST"].value
 GONE_CARD_COST: Final = COSTS["GONE_CARD_COST"].value
+TIE_COST: Final = COSTS["TIE_COST"].value
 REORDER_COST: Final = COSTS["REORDER_COST"].value
 _REREAD_TRIES: Final = int(COSTS["_REREAD_TRIES"].value)
 _HINDSIGHT_TRIES: Final = int(COSTS["_HINDSIGHT_TRIES"].value)
@@ -784,9 +795,10 @@ class Decoder:
         continuation (the rules referee run again from its first change) has at least its
         ``gain`` fewer clashes than the log's, the one of least cost: the camera's cost of its
         readings plus the rules' cost of its continuation over the log's (``CLASH_COST`` a
-        clash, ``THIRD_COPY_COST`` a card seen a third time); the first of equals. Published as
-        its corrections; None when no alternative is admitted."""
-        best: tuple[float, Alt, int, int] | None = None
+        clash, ``THIRD_COPY_COST`` a card seen a third time); of those within ``TIE_COST`` of
+        the least, the earliest change, then the cheapest, then the first. Published as its
+        corrections; None when no alternative is admitted."""
+        admitted: list[tuple[float, Alt, int, int]] = []
         cores: dict[int, RulesCore] = {}
         for a in alts:
             log = self._log_since(a.k)
@@ -797,10 +809,15 @@ class Decoder:
                 cores[a.k] = self._core_before(a.k)
             run = self._run(self._copy_core(cores[a.k]), a.k, a.fixes)
             left = sum(1 for e in run if a.counts(*e))
-            score = a.cost + _rules_cost(run) - _rules_cost(log)
-            if left <= now - a.gain and (best is None or score < best[0]):
-                best = (score, a, now, left)
-        return None if best is None else best[1].publish(best[2], best[3])
+            if left <= now - a.gain:
+                admitted.append((a.cost + _rules_cost(run) - _rules_cost(log), a, now, left))
+        if not admitted:
+            return None
+        least = min(x[0] for x in admitted)
+        _, a, now, left = min(
+            (x for x in admitted if x[0] < least + TIE_COST), key=lambda x: (x[1].k, x[0])
+        )
+        return a.publish(now, left)
 
     def _continuation(
         self,

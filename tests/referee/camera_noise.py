@@ -9,6 +9,7 @@ Every ``played`` becomes a camera reading (``doubts``: each card with a runner-u
 * a ghost card seen beside a play (its doubt: no card there, at 0.5-1.5);
 * a play reported 0.5-4 s late, after the next seat's pass (its cards settle late);
 * a single joker seen only as a ``glimpse`` (no play);
+* a pass not seen (its lamp missed);
 * a card of a play of three or more found 0.2 s late (``amends``).
 
 The errors are what the decoder's looks were written for (engine/decoder.py), at rates above a
@@ -61,6 +62,8 @@ def noisy(observations: list[Observation], seed: int, rate: float = 1.0) -> list
         n += 1
 
     for i, o in enumerate(obs):
+        if o.type == "pass" and rng.random() < 0.01 * rate:
+            continue  # a pass lamp not seen
         if o.type != "played" or o.seat is None:
             put(o.t, o)
             continue
