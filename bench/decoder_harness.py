@@ -99,7 +99,9 @@ def outcome(events: Sequence[Event]) -> list[list[Any]]:
     return out
 
 
-def streams(folder: Path, sims: int) -> list[tuple[str, str, list[Observation], list[Observation]]]:
+def streams(
+    folder: Path, sims: int, first_seed: int = 7100
+) -> list[tuple[str, str, list[Observation], list[Observation]]]:
     """(name, profile, truth, camera) for every kept real game and ``sims`` noisy simulations."""
     from tests.referee.camera_noise import noisy_games
 
@@ -109,7 +111,7 @@ def streams(folder: Path, sims: int) -> list[tuple[str, str, list[Observation], 
         truth = [parse_observation(x) for x in data["truth"]]
         cam = [parse_observation(x) for x in data["camera"]]
         got.append((f"real-{data['seed']}", data["profile"], truth, cam))
-    for name, profile, truth, cam in noisy_games(sims):
+    for name, profile, truth, cam in noisy_games(sims, first_seed=first_seed):
         got.append((name, profile, truth, cam))
     return got
 
@@ -174,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
     all_ms: list[float] = []
     tot = {"plays": 0, "matched": 0, "wrong_orders": 0, "deals": 0, "fouls": 0, "truth_fouls": 0}
     changed = better = worse = 0
-    for name, profile, truth, cam in streams(folder, args.sim):
+    for name, profile, truth, cam in streams(folder, args.sim, args.sim_seed):
         r = judge(profile, truth, cam)
         ms = r.pop("ms")
         all_ms += ms
@@ -217,6 +219,7 @@ def main() -> int:
     cap.add_argument("seeds", type=int, nargs="+")
     r = sub.add_parser("run")
     r.add_argument("--sim", type=int, default=40, help="noisy simulated games")
+    r.add_argument("--sim-seed", type=int, default=7100, help="the first one's seed")
     r.add_argument("--save")
     r.add_argument("--against")
     r.add_argument("--verbose", action="store_true")

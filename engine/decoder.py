@@ -693,11 +693,10 @@ class Decoder:
         alts: list[Iterable[Alt]] = [self._reorder(idx, obs.t)] if turn else []
         if any(_clash(e.type, e.data) for e in out):
             alts.append(self._seen_again(idx, out, obs.t))
-            for k, why in self._suspects:  # the oldest first: later ones may be its echoes
-                if k != idx:
-                    alts.append(
-                        self._unseen(k, obs.t) if why == "unseen" else self._retry(k, obs.t, why)
-                    )
+            for k, why in self._window(idx):  # the oldest first: later ones may be its echoes
+                alts.append(
+                    self._unseen(k, obs.t) if why == "unseen" else self._retry(k, obs.t, why)
+                )
             alts += [
                 self._late_in_next(idx, obs.t),
                 self._won_unseen(idx, obs.t),
@@ -719,11 +718,15 @@ class Decoder:
 
     @property
     def _suspects(self) -> list[tuple[int, str]]:
-        """The suspects whose window holds the latest observation: camera plays of this deal
-        illegal as read ("illegal"; and the trick's top one did not beat, when that is a shorter
-        camera play: "top", ``_short_top``) or out of turn ("unseen"), with at most
-        ``HINDSIGHT_WINDOW`` plays and passes observed after them; the latest
-        ``_HINDSIGHT_SUSPECTS``, the oldest first."""
+        """The suspects whose window holds the latest observation (``_window``)."""
+        return self._window(len(self._obs))
+
+    def _window(self, before: int) -> list[tuple[int, str]]:
+        """The suspects before observation ``before`` whose window holds the latest
+        observation: camera plays of this deal illegal as read ("illegal"; and the trick's top
+        one did not beat, when that is a shorter camera play: "top", ``_short_top``) or out of
+        turn ("unseen"), with at most ``HINDSIGHT_WINDOW`` plays and passes observed after them;
+        the latest ``_HINDSIGHT_SUSPECTS``, the oldest first."""
         out: list[tuple[int, str]] = []
         later, j = 0, len(self._obs) - 1
         for i in range(len(self._effective) - 1, -1, -1):
@@ -733,7 +736,7 @@ class Decoder:
                 j -= 1
             if later > HINDSIGHT_WINDOW or e.deal != self.state.deal_no:
                 break
-            if k >= len(self._obs) or not self._obs[k].doubts:
+            if k >= before or not self._obs[k].doubts:
                 continue
             if e.type == "play" and e.data.get("legal") is False:
                 out.append((k, "illegal"))
