@@ -383,9 +383,13 @@ def read_file(s: Session, tid: int, version: int, kind: str) -> tuple[bytes, str
     sha, file_id = row
     data = _cache_get(sha)
     if data is None:
-        data = s.execute(select(DeckFile.data).where(DeckFile.id == file_id)).scalar_one()
-        data = bytes(data)
-        _cache_put(sha, data)
+        with _loading(sha):  # one read from the database when many kiosks ask at once
+            data = _cache_get(sha)
+            if data is None:
+                data = bytes(
+                    s.execute(select(DeckFile.data).where(DeckFile.id == file_id)).scalar_one()
+                )
+                _cache_put(sha, data)
     return data, sha
 
 
@@ -418,6 +422,14 @@ def describe(m: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------ blob cache
 _CACHE: OrderedDict[str, bytes] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
+
+
+_LOADING: dict[str, threading.Lock] = {}
+
+
+def _loading(sha: str) -> threading.Lock:
+    with _CACHE_LOCK:
+        return _LOADING.setdefault(sha, threading.Lock())
 
 
 def _cache_get(sha: str) -> bytes | None:
