@@ -142,6 +142,10 @@ def judge(profile: str, truth: list[Observation], cam: list[Observation]) -> dic
     wrong = sum(1 for d, o in tords.items() if pords.get(d) != o)
     fouls = sum(1 for e in pev if e.type == "foul")
     tfouls = sum(1 for e in tev if e.type == "foul")
+    tf = [(e.data.get("seat"), e.data["kind"]) for e in tev if e.type == "foul"]
+    pf = [(e.data.get("seat"), e.data["kind"]) for e in pev if e.type == "foul"]
+    fm = difflib.SequenceMatcher(a=tf, b=pf, autojunk=False)
+    fouls_matched = sum(b.size for b in fm.get_matching_blocks())
     return {
         "plays": len(tp),
         "matched": matched,
@@ -149,6 +153,7 @@ def judge(profile: str, truth: list[Observation], cam: list[Observation]) -> dic
         "wrong_orders": wrong,
         "fouls": fouls,
         "truth_fouls": tfouls,
+        "truth_fouls_found": fouls_matched,
         "corrections": sum(1 for e in ref.events if e.type == "correction"),
         "ms": per_play,
         "outcome": json.loads(json.dumps(outcome(ref.events))),
@@ -174,7 +179,10 @@ def run(args: argparse.Namespace) -> int:
     base = json.loads(Path(args.against).read_text()) if args.against else None
     saved: dict[str, Any] = {}
     all_ms: list[float] = []
-    tot = {"plays": 0, "matched": 0, "wrong_orders": 0, "deals": 0, "fouls": 0, "truth_fouls": 0}
+    tot = dict.fromkeys(
+        ("plays", "matched", "wrong_orders", "deals", "fouls", "truth_fouls", "truth_fouls_found"),
+        0,
+    )
     changed = better = worse = 0
     for name, profile, truth, cam in streams(folder, args.sim, args.sim_seed):
         r = judge(profile, truth, cam)

@@ -127,6 +127,13 @@ COSTS: Final[Mapping[str, Cost]] = {
         "a suspect play read again in hindsight: its readings up to this cost are tried "
         "against the table's continuation",
     ),
+    "READ_BUDGET": Cost(
+        3.5,
+        "a camera play legal as read, in the window of a clash, is tried in its other readings "
+        "up to this cost only (one runner-up, one card too many or one missed): its reading "
+        "fits the rules, and a dear one made a clash go away by chance (harness 2026-12-04: "
+        "D5 S5 re-read D4 H5 at 8.2 nats, where three pass lamps had been missed)",
+    ),
     "EXTRA_CARD_COST": Cost(
         3.0, "one card seen that was not there (a ghost index beside a fan), in hindsight"
     ),
@@ -222,6 +229,7 @@ COSTS: Final[Mapping[str, Cost]] = {
 REREAD_BUDGET: Final = COSTS["REREAD_BUDGET"].value
 REREAD_BUDGET_IMPOSSIBLE: Final = COSTS["REREAD_BUDGET_IMPOSSIBLE"].value
 HINDSIGHT_BUDGET: Final = COSTS["HINDSIGHT_BUDGET"].value
+READ_BUDGET: Final = COSTS["READ_BUDGET"].value
 EXTRA_CARD_COST: Final = COSTS["EXTRA_CARD_COST"].value
 MISSED_CARD_COST: Final = COSTS["MISSED_CARD_COST"].value
 SWAP_MARGIN: Final = COSTS["SWAP_MARGIN"].value
@@ -719,14 +727,15 @@ class Decoder:
     @property
     def _suspects(self) -> list[tuple[int, str]]:
         """The suspects whose window holds the latest observation (``_window``)."""
-        return self._window(len(self._obs))
+        return [x for x in self._window(len(self._obs)) if x[1] != "read"]
 
     def _window(self, before: int) -> list[tuple[int, str]]:
-        """The suspects before observation ``before`` whose window holds the latest
-        observation: camera plays of this deal illegal as read ("illegal"; and the trick's top
-        one did not beat, when that is a shorter camera play: "top", ``_short_top``) or out of
-        turn ("unseen"), with at most ``HINDSIGHT_WINDOW`` plays and passes observed after them;
-        the latest ``_HINDSIGHT_SUSPECTS``, the oldest first."""
+        """The camera plays before observation ``before`` whose window holds the latest
+        observation (at most ``HINDSIGHT_WINDOW`` plays and passes observed after them, this
+        deal), the oldest first, each with what makes it a candidate: illegal as read
+        ("illegal"; and the trick's top one did not beat, when that is a shorter camera play:
+        "top", ``_short_top``), out of turn ("unseen"), the latest ``_HINDSIGHT_SUSPECTS`` of
+        these; and every other one not re-read yet ("read": any reading may be the misread)."""
         out: list[tuple[int, str]] = []
         later, j = 0, len(self._obs) - 1
         for i in range(len(self._effective) - 1, -1, -1):
@@ -743,10 +752,14 @@ class Decoder:
                 top = self._short_top(i)
                 if top is not None:
                     out.append((top, "top"))
+            elif e.type == "play" and "camera" not in e.data:
+                out.append((k, "read"))
             elif e.type == "foul" and e.data.get("kind") == "out_of_turn":
                 out.append((k, "unseen"))
-        first = [x for n, x in enumerate(out) if all(x[0] != y[0] for y in out[n + 1 :])]
-        return first[::-1][-_HINDSIGHT_SUSPECTS:]
+        # each play once, as its first kind from the latest (a top, legal as read: "top")
+        first = [x for n, x in enumerate(out) if all(x[0] != y[0] for y in out[:n])]
+        keep = [x for x in first if x[1] != "read"][:_HINDSIGHT_SUSPECTS]
+        return [x for x in first[::-1] if x[1] == "read" or x in keep]
 
     def _short_top(self, i: int) -> int | None:
         """The trick's top (its observation), a camera play legal as read, when the camera play
@@ -1755,10 +1768,10 @@ class Decoder:
         return found
 
     def _retry(self, k: int, t: float, why: str = "illegal") -> Iterator[Alt]:
-        """The legal readings of the suspect observation ``k`` (``_legal_readings``), each a
-        correction of its play event admitted with ``HINDSIGHT_GAIN`` fewer clashes. ``why``:
-        "illegal" as read, or "top": legal as read, a trick's top a later play did not beat
-        (``_short_top``)."""
+        """The legal readings of camera play ``k`` (``_legal_readings``), each a correction of
+        its play event admitted with ``HINDSIGHT_GAIN`` fewer clashes. ``why``: "illegal" as
+        read; "top": legal as read, a trick's top a later play did not beat (``_short_top``);
+        "read": legal as read, in the window of a clash (``_window``)."""
         o = self._obs[k]
         seat = o.seat
         pos = self._play_pos(k)
@@ -1772,12 +1785,13 @@ class Decoder:
         if d is None or d.turn != seat:
             return
         camera = [str(c) for c in o.cards]
-        what = (
-            "not a legal play, and the table played on as if it were"
-            if why == "illegal"
-            else "the next plays did not beat it as read, and the table played on as if they did"
-        )
+        what = {
+            "illegal": "not a legal play, and the table played on as if it were",
+            "top": "the next plays did not beat it as read, and the table played on as if they did",
+        }.get(why, "legal as read, and the table played on as if it had been another play")
         for new_cards, cost, changes in self._legal_readings(before, d, seat, o):
+            if why == "read" and cost > READ_BUDGET:
+                break  # cheapest first
             text = " ".join(str(c) for c in sort_cards(new_cards))
             fix = replace(
                 o,
