@@ -32,14 +32,16 @@ readings the camera itself gave, e.g. which copy of a card is the misread). The 
 alternative of least score wins, the earliest change of those within ``TIE_COST`` (a later clash
 may echo an earlier misread), and is published as ``correction`` events (nothing overwritten),
 whose play carries ``camera`` (what the camera read) and ``reread`` (what changed, why, at what
-cost). The commit window: ``HINDSIGHT_WINDOW`` plays and passes after a suspect (a camera play
-illegal as read, out of turn, or a trick's top a longer play did not beat), ``REORDER_SPAN``
-observations for the order, ``GONE_WINDOW`` for a seat gone out unseen; before it the log is
-final.
+cost). The commit window (``_window``, read from the log): the camera plays with at most
+``HINDSIGHT_WINDOW`` plays and passes after them (every one in its readings within
+``READ_BUDGET``; a suspect, illegal as read, out of turn, or a trick's top a longer play did not
+beat, within ``HINDSIGHT_BUDGET``), ``REORDER_SPAN`` observations for the order, ``GONE_WINDOW``
+for a seat gone out unseen; before it the log is final.
 
 **The sources of alternatives** (each a family of edits to the camera's readings):
 
-* ``_retry``: a suspect play read with its runner-ups, a card too many, a card missed.
+* ``_retry``: a camera play in the window read with its runner-ups, a card too many, a card
+  missed (``_legal_readings``).
 * ``_unseen``: before a play out of turn, the seats on turn taking a pass (or a glimpsed play).
 * ``_reorder``: plays and passes of different seats within ``REORDER_S`` in another order (a
   small beam of its own, ``REORDER_BEAM`` orders, proposes those the rules accept).
@@ -52,9 +54,11 @@ final.
 * ``_swap_copies`` (with ``_undo_added``): a third copy; which reading of it is the misread.
 * ``_amend``, ``_relabel``: cards found late or read anew, put in the play they belong to.
 
-Every cost and window is a row of ``COSTS`` with its reason. What is not yet one search: the
-sources are hand-written families, not a beam over every reading of every observation in the
-window, and each proposes only its own kind of edit (issue 41).
+Every cost and window is a row of ``COSTS`` with its reason. What is not yet one search: each
+alternative changes one place (one play's reading, one order, one inserted play or pass), not a
+beam over combinations of the window's readings, and the sources other than ``_retry`` and
+``_reorder`` are hand-written families found on bench seeds (issue 41). bench/decoder_harness.py
+checks a change on recorded camera readings and simulated games with camera errors.
 """
 
 from __future__ import annotations
