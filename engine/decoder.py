@@ -33,10 +33,10 @@ alternative of least score wins, the earliest change of those within ``TIE_COST`
 may echo an earlier misread), and is published as ``correction`` events (nothing overwritten),
 whose play carries ``camera`` (what the camera read) and ``reread`` (what changed, why, at what
 cost). The commit window (``_window``, read from the log): the camera plays with at most
-``HINDSIGHT_WINDOW`` plays and passes after them (every one in its readings within
-``READ_BUDGET``; a suspect, illegal as read, out of turn, or a trick's top a longer play did not
-beat, within ``HINDSIGHT_BUDGET``), ``REORDER_SPAN`` observations for the order, ``GONE_WINDOW``
-for a seat gone out unseen; before it the log is final.
+``HINDSIGHT_WINDOW`` plays and passes after them (each in its readings within ``READ_BUDGET``; a
+suspect, illegal as read or out of turn, within ``HINDSIGHT_BUDGET``), ``REORDER_SPAN``
+observations for the order, ``GONE_WINDOW`` for a seat gone out unseen; before it the log is
+final.
 
 **The sources of alternatives** (each a family of edits to the camera's readings):
 
@@ -737,9 +737,8 @@ class Decoder:
         """The camera plays before observation ``before`` whose window holds the latest
         observation (at most ``HINDSIGHT_WINDOW`` plays and passes observed after them, this
         deal), the oldest first, each with what makes it a candidate: illegal as read
-        ("illegal"; and the trick's top one did not beat, when that is a shorter camera play:
-        "top", ``_short_top``), out of turn ("unseen"), the latest ``_HINDSIGHT_SUSPECTS`` of
-        these; and every other one not re-read yet ("read": any reading may be the misread)."""
+        ("illegal") or out of turn ("unseen"), the latest ``_HINDSIGHT_SUSPECTS`` of these; and
+        every other one not re-read yet ("read": any reading may be the misread)."""
         out: list[tuple[int, str]] = []
         later, j = 0, len(self._obs) - 1
         for i in range(len(self._effective) - 1, -1, -1):
@@ -753,42 +752,12 @@ class Decoder:
                 continue
             if e.type == "play" and e.data.get("legal") is False:
                 out.append((k, "illegal"))
-                top = self._short_top(i)
-                if top is not None:
-                    out.append((top, "top"))
             elif e.type == "play" and "camera" not in e.data:
                 out.append((k, "read"))
             elif e.type == "foul" and e.data.get("kind") == "out_of_turn":
                 out.append((k, "unseen"))
-        # each play once, as its first kind from the latest (a top, legal as read: "top")
-        first = [x for n, x in enumerate(out) if all(x[0] != y[0] for y in out[:n])]
-        keep = [x for x in first if x[1] != "read"][:_HINDSIGHT_SUSPECTS]
-        return [x for x in first[::-1] if x[1] == "read" or x in keep]
-
-    def _short_top(self, i: int) -> int | None:
-        """The trick's top (its observation), a camera play legal as read, when the camera play
-        at ``i`` in the effective log, of more cards, did not beat it: the top may be a card
-        short (seed 9408: E's S7 S7 read S7, one copy's index under the floor; N's pair of
-        jacks did not beat a single 7, and the second look dropped a jack, then a king from W's
-        pair). A suspect like an illegal play (``_retry``)."""
-        e = self._effective[i]
-        if not str(e.data.get("reason", "")).startswith("does not beat"):
-            return None
-        top = next(
-            (
-                p
-                for p in range(i - 1, -1, -1)
-                if self._effective[p].type == "play" and self._effective[p].data.get("legal")
-            ),
-            None,
-        )
-        if top is None or self._effective[top].deal != e.deal:
-            return None
-        t = self._effective[top]
-        if len(t.data["cards"]) >= len(e.data["cards"]):
-            return None
-        p = self._last_camera_play(t.data["seat"], e.deal, self._origin[i])
-        return self._origin[top] if p == top else None
+        keep = [x for x in out if x[1] != "read"][:_HINDSIGHT_SUSPECTS]
+        return [x for x in out[::-1] if x[1] == "read" or x in keep]
 
     def _clashes_since(self, k: int, counts: Counts = _clash) -> int:
         """Clashes (or what ``counts``) in the effective log from observation ``k`` on."""
@@ -1774,8 +1743,9 @@ class Decoder:
     def _retry(self, k: int, t: float, why: str = "illegal") -> Iterator[Alt]:
         """The legal readings of camera play ``k`` (``_legal_readings``), each a correction of
         its play event admitted with ``HINDSIGHT_GAIN`` fewer clashes. ``why``: "illegal" as
-        read; "top": legal as read, a trick's top a later play did not beat (``_short_top``);
-        "read": legal as read, in the window of a clash (``_window``)."""
+        read, or "read": legal as read, in the window of a clash (``_window``; e.g. a trick's
+        top read a card short, that the next plays did not beat: seed 9408, E's S7 S7 read S7,
+        one copy's index under the floor, and N's pair of jacks did not beat a single 7)."""
         o = self._obs[k]
         seat = o.seat
         pos = self._play_pos(k)
@@ -1789,10 +1759,11 @@ class Decoder:
         if d is None or d.turn != seat:
             return
         camera = [str(c) for c in o.cards]
-        what = {
-            "illegal": "not a legal play, and the table played on as if it were",
-            "top": "the next plays did not beat it as read, and the table played on as if they did",
-        }.get(why, "legal as read, and the table played on as if it had been another play")
+        what = (
+            "not a legal play, and the table played on as if it were"
+            if why == "illegal"
+            else "legal as read, and the table played on as if it had been another play"
+        )
         for new_cards, cost, changes in self._legal_readings(before, d, seat, o):
             if why == "read" and cost > READ_BUDGET:
                 break  # cheapest first
