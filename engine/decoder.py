@@ -808,17 +808,6 @@ class Decoder:
         )
         return a.publish(now, left)
 
-    def _continuation(
-        self,
-        core: RulesCore,
-        k0: int,
-        fixes: Mapping[int, Sequence[Observation]],
-        counts: Counts = _clash,
-    ) -> int:
-        """Clashes (or what ``counts``) when the observations from ``k0`` on are fed to ``core``,
-        each one whose index is in ``fixes`` replaced by the observations given there."""
-        return sum(1 for e in self._run(core, k0, fixes) if counts(*e))
-
     def _run(
         self, core: RulesCore, k0: int, fixes: Mapping[int, Sequence[Observation]]
     ) -> list[tuple[str, Mapping[str, Any]]]:
