@@ -99,6 +99,14 @@ def enrol_deck(deck: str, seed: int, tmp: Path, size: tuple[int, int] = DEFAULT_
     shots = render_enrolment(where, seed=seed + ENROL_SEED_OFFSET, deck=deck, size=size)
     frames = [(cv2.imread(str(p)), kind) for p, kind in shots]
     det = enrolment_detector()
+    if _size_tag(size):
+        # stills of a larger capture read as the kiosk reads its frames: corners on a copy
+        # reduced to 1280x720, cards named from the frame itself (`guandan vision enrol` reads
+        # them whole, where the corner stage's scale differs: at 2304x1296 it found no corner
+        # of tigullio's jokers, seed 546001)
+        from vision.pipeline import ReducedDetector
+
+        det = ReducedDetector(det)
     prof = enrol(det, frames, name=deck)
     if sum(1 for c in missing_cards(prof) if c[1] in "JQK") >= 3:
         # as `guandan vision enrol` tells the referee: court cards without an index are enrolled

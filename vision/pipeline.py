@@ -64,6 +64,7 @@ __all__ = [
     "Det",
     "OracleDetector",
     "PipelineError",
+    "ReducedDetector",
     "ReplayReport",
     "TablePipeline",
     "resolve_detector",
@@ -131,6 +132,56 @@ def _named(d: Any, first: str, second: str, z: float) -> Any:
     kept = sorted(((c, round(v, 3)) for c, v in alts), key=lambda x: x[1])
     weak, whole = getattr(d, "weak", False), getattr(d, "whole", False)
     return Det(card, tuple(d.box), d.score, tuple(kept[:ALT_MAX]), weak, whole)
+
+
+def detect_scale(width: int, height: int, side: int | None = DETECT_SHORT_SIDE) -> float:
+    """The scale of the copy a frame of this size is detected on (1: the frame itself)."""
+    short = min(width, height)
+    return 1.0 if side is None or short <= side else side / short
+
+
+def reduced_corners(det: Any, image: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """``det.corners`` (vision.Detector) run on a copy of ``image`` reduced by ``scale``
+    (INTER_AREA), the boxes mapped back to ``image``'s pixels: name them from ``image`` itself
+    (``det.label``, ``det.classify_with_features``)."""
+    if scale >= 1.0:
+        return det.corners(image)  # type: ignore[no-any-return]
+    h, w = image.shape[:2]
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    boxes, scores = det.corners(small)
+    # a pixel edge x of the copy lies at x / scale in the image (each axis by its own ratio,
+    # which rounding makes differ from scale by a hair)
+    back = np.array([w / size[0], h / size[1], w / size[0], h / size[1]], np.float64)
+    return np.asarray(boxes, np.float64).reshape(-1, 4) * back, scores
+
+
+class ReducedDetector:
+    """A two-stage detector (``vision.Detector``: ``corners``, ``label``) reading frames larger
+    than 1280x720 as the table pipeline does: corners found on a copy reduced to
+    ``DETECT_SHORT_SIDE`` (``reduced_corners``), cards named from the frame itself. Everything
+    else is the detector's own. For the stills of a camera capturing at 2304x1296: deck
+    enrolment's frames (vision/enrol.py calls ``corners`` and ``classify_with_features``) are
+    then read at the detector's trained scale with their full-resolution crops."""
+
+    def __init__(self, detector: Any, side: int | None = DETECT_SHORT_SIDE) -> None:
+        self.detector = detector
+        self.side = side
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.detector, name)
+
+    def corners(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h, w = image.shape[:2]
+        return reduced_corners(self.detector, image, detect_scale(w, h, self.side))
+
+    def detect(self, image: np.ndarray) -> list[Any]:
+        if image.ndim == 2:
+            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        elif image.shape[2] == 4:
+            image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+        boxes, scores = self.corners(image)
+        return list(self.detector.label(image, boxes, scores))
 
 
 class PipelineError(ValueError):
@@ -421,9 +472,7 @@ class TablePipeline:
             self.tracker.calibration = cal
         self.watch = CameraWatch(cal)
         self._frame_size = (w, h)
-        short = min(w, h)
-        side = self.detect_side
-        self.detect_scale = 1.0 if side is None or short <= side else side / short
+        self.detect_scale = detect_scale(w, h, self.detect_side)
         self.report.frame_size = (w, h)
         self.report.detect_scale = self.detect_scale
         sh = round(h * SMALL_W / w)
@@ -772,15 +821,8 @@ class TablePipeline:
         r = self.detect_scale
         if r >= 1.0 or not (hasattr(det, "corners") and hasattr(det, "label")):
             return list(det.detect(image))
-        h, w = image.shape[:2]
-        size = (max(1, round(w * r)), max(1, round(h * r)))
-        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
-        boxes, scores = det.corners(small)
-        # a pixel edge x of the copy lies at x / r in the image (each axis by its own ratio,
-        # which rounding makes differ from r by a hair)
-        back = np.array([w / size[0], h / size[1], w / size[0], h / size[1]], np.float64)
-        full = np.asarray(boxes, np.float64).reshape(-1, 4) * back
-        return list(det.label(image, full, scores))
+        boxes, scores = reduced_corners(det, image, r)
+        return list(det.label(image, boxes, scores))
 
     def _pair_faces(self, image: np.ndarray, dets: list[Any]) -> list[Any]:
         """``dets`` with the suit of each card seen by both its corners checked against its face

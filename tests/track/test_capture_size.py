@@ -343,3 +343,35 @@ def test_the_bench_cache_keeps_both_stages_of_a_reduced_detection(tmp_path: Path
     again = bench.CachedDetector(Stages(), tmp_path / "dets.pkl")
     again.corners(img)
     assert calls == ["corners", "label", "label"] and again.hits == 1
+
+
+def test_a_reduced_detector_reads_big_stills_as_the_pipeline_reads_frames() -> None:
+    """``ReducedDetector`` (deck enrolment's stills at the capture size): ``corners`` on a copy
+    reduced to 1280x720 with the boxes mapped back, the cards named from the still itself; at
+    1280x720 the detector's own; everything else forwarded."""
+    from vision.pipeline import ReducedDetector
+
+    seen: list[tuple[str, tuple[int, ...]]] = []
+
+    class Stages:
+        conf = 0.3
+
+        def corners(self, image: np.ndarray) -> Any:
+            seen.append(("corners", image.shape))
+            h, w = image.shape[:2]
+            return np.array([[0.1 * w, 0.1 * h, 0.2 * w, 0.2 * h]]), np.array([0.8])
+
+        def label(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> Any:
+            seen.append(("label", image.shape))
+            return [Det("S2", tuple(float(v) for v in boxes[0]))]
+
+    det = ReducedDetector(Stages())
+    assert det.conf == 0.3
+    big = np.zeros((1296, 2304, 3), np.uint8)
+    (found,) = det.detect(big)
+    assert seen == [("corners", (720, 1280, 3)), ("label", (1296, 2304, 3))]
+    np.testing.assert_allclose(found.box, (230.4, 129.6, 460.8, 259.2))
+    seen.clear()
+    boxes, _ = det.corners(np.zeros((720, 1280, 3), np.uint8))
+    assert seen == [("corners", (720, 1280, 3))]
+    np.testing.assert_allclose(boxes[0], (128.0, 72.0, 256.0, 144.0))
