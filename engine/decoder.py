@@ -32,16 +32,14 @@ readings the camera itself gave, e.g. which copy of a card is the misread). The 
 alternative of least score wins, the earliest change of those within ``TIE_COST`` (a later clash
 may echo an earlier misread), and is published as ``correction`` events (nothing overwritten),
 whose play carries ``camera`` (what the camera read) and ``reread`` (what changed, why, at what
-cost). The commit window (``_window``, read from the log): the camera plays with at most
-``HINDSIGHT_WINDOW`` plays and passes after them (each in its readings within ``READ_BUDGET``; a
-suspect, illegal as read or out of turn, within ``HINDSIGHT_BUDGET``), ``REORDER_SPAN``
-observations for the order, ``GONE_WINDOW`` for a seat gone out unseen; before it the log is
-final.
+cost). The commit window (``_window``, read from the log): the suspects, camera plays illegal as
+read, out of turn, or a trick's top a longer play did not beat, with at most ``HINDSIGHT_WINDOW``
+plays and passes after them; ``REORDER_SPAN`` observations for the order; ``GONE_WINDOW`` for a
+seat gone out unseen. Before it the log is final.
 
 **The sources of alternatives** (each a family of edits to the camera's readings):
 
-* ``_retry``: a camera play in the window read with its runner-ups, a card too many, a card
-  missed (``_legal_readings``).
+* ``_retry``: a suspect play read with its runner-ups, a card too many, a card missed.
 * ``_unseen``: before a play out of turn, the seats on turn taking a pass (or a glimpsed play).
 * ``_reorder``: plays and passes of different seats within ``REORDER_S`` in another order (a
   small beam of its own, ``REORDER_BEAM`` orders, proposes those the rules accept).
@@ -55,10 +53,13 @@ final.
 * ``_amend``, ``_relabel``: cards found late or read anew, put in the play they belong to.
 
 Every cost and window is a row of ``COSTS`` with its reason. What is not yet one search: each
-alternative changes one place (one play's reading, one order, one inserted play or pass), not a
-beam over combinations of the window's readings, and the sources other than ``_retry`` and
-``_reorder`` are hand-written families found on bench seeds (issue 41). bench/decoder_harness.py
-checks a change on recorded camera readings and simulated games with camera errors.
+alternative changes one place (one suspect's reading, one order, one inserted play or pass), not
+a beam over combinations of the window's readings; only suspects are re-read (re-reading every
+camera play in the window, up to 3.5 nats, found more plays on two sets of simulated games with
+camera errors and fewer on a third, at 1.6 times the CPU: tried and left out, 2026-12-04); and
+the sources other than ``_retry`` and ``_reorder`` are hand-written families found on bench
+seeds (issue 41). bench/decoder_harness.py checks a change on recorded camera readings and on
+simulated games with camera errors.
 """
 
 from __future__ import annotations
@@ -130,13 +131,6 @@ COSTS: Final[Mapping[str, Cost]] = {
         10.0,
         "a suspect play read again in hindsight: its readings up to this cost are tried "
         "against the table's continuation",
-    ),
-    "READ_BUDGET": Cost(
-        3.5,
-        "a camera play legal as read, in the window of a clash, is tried in its other readings "
-        "up to this cost only (one runner-up, one card too many or one missed): its reading "
-        "fits the rules, and a dear one made a clash go away by chance (harness 2026-12-04: "
-        "D5 S5 re-read D4 H5 at 8.2 nats, where three pass lamps had been missed)",
     ),
     "EXTRA_CARD_COST": Cost(
         3.0, "one card seen that was not there (a ghost index beside a fan), in hindsight"
@@ -233,7 +227,6 @@ COSTS: Final[Mapping[str, Cost]] = {
 REREAD_BUDGET: Final = COSTS["REREAD_BUDGET"].value
 REREAD_BUDGET_IMPOSSIBLE: Final = COSTS["REREAD_BUDGET_IMPOSSIBLE"].value
 HINDSIGHT_BUDGET: Final = COSTS["HINDSIGHT_BUDGET"].value
-READ_BUDGET: Final = COSTS["READ_BUDGET"].value
 EXTRA_CARD_COST: Final = COSTS["EXTRA_CARD_COST"].value
 MISSED_CARD_COST: Final = COSTS["MISSED_CARD_COST"].value
 SWAP_MARGIN: Final = COSTS["SWAP_MARGIN"].value
@@ -731,14 +724,14 @@ class Decoder:
     @property
     def _suspects(self) -> list[tuple[int, str]]:
         """The suspects whose window holds the latest observation (``_window``)."""
-        return [x for x in self._window(len(self._obs)) if x[1] != "read"]
+        return self._window(len(self._obs))
 
     def _window(self, before: int) -> list[tuple[int, str]]:
-        """The camera plays before observation ``before`` whose window holds the latest
-        observation (at most ``HINDSIGHT_WINDOW`` plays and passes observed after them, this
-        deal), the oldest first, each with what makes it a candidate: illegal as read
-        ("illegal") or out of turn ("unseen"), the latest ``_HINDSIGHT_SUSPECTS`` of these; and
-        every other one not re-read yet ("read": any reading may be the misread)."""
+        """The suspects before observation ``before`` whose window holds the latest
+        observation: camera plays of this deal illegal as read ("illegal"; and the trick's top
+        one did not beat, when that is a shorter camera play: "top", ``_short_top``) or out of
+        turn ("unseen"), with at most ``HINDSIGHT_WINDOW`` plays and passes observed after them;
+        the latest ``_HINDSIGHT_SUSPECTS``, the oldest first."""
         out: list[tuple[int, str]] = []
         later, j = 0, len(self._obs) - 1
         for i in range(len(self._effective) - 1, -1, -1):
@@ -752,12 +745,38 @@ class Decoder:
                 continue
             if e.type == "play" and e.data.get("legal") is False:
                 out.append((k, "illegal"))
-            elif e.type == "play" and "camera" not in e.data:
-                out.append((k, "read"))
+                top = self._short_top(i)
+                if top is not None:
+                    out.append((top, "top"))
             elif e.type == "foul" and e.data.get("kind") == "out_of_turn":
                 out.append((k, "unseen"))
-        keep = [x for x in out if x[1] != "read"][:_HINDSIGHT_SUSPECTS]
-        return [x for x in out[::-1] if x[1] == "read" or x in keep]
+        first = [x for n, x in enumerate(out) if all(x[0] != y[0] for y in out[n + 1 :])]
+        return first[::-1][-_HINDSIGHT_SUSPECTS:]
+
+    def _short_top(self, i: int) -> int | None:
+        """The trick's top (its observation), a camera play legal as read, when the camera play
+        at ``i`` in the effective log, of more cards, did not beat it: the top may be a card
+        short (seed 9408: E's S7 S7 read S7, one copy's index under the floor; N's pair of
+        jacks did not beat a single 7, and the second look dropped a jack, then a king from W's
+        pair). A suspect like an illegal play (``_retry``)."""
+        e = self._effective[i]
+        if not str(e.data.get("reason", "")).startswith("does not beat"):
+            return None
+        top = next(
+            (
+                p
+                for p in range(i - 1, -1, -1)
+                if self._effective[p].type == "play" and self._effective[p].data.get("legal")
+            ),
+            None,
+        )
+        if top is None or self._effective[top].deal != e.deal:
+            return None
+        t = self._effective[top]
+        if len(t.data["cards"]) >= len(e.data["cards"]):
+            return None
+        p = self._last_camera_play(t.data["seat"], e.deal, self._origin[i])
+        return self._origin[top] if p == top else None
 
     def _clashes_since(self, k: int, counts: Counts = _clash) -> int:
         """Clashes (or what ``counts``) in the effective log from observation ``k`` on."""
@@ -1730,11 +1749,10 @@ class Decoder:
         return found
 
     def _retry(self, k: int, t: float, why: str = "illegal") -> Iterator[Alt]:
-        """The legal readings of camera play ``k`` (``_legal_readings``), each a correction of
-        its play event admitted with ``HINDSIGHT_GAIN`` fewer clashes. ``why``: "illegal" as
-        read, or "read": legal as read, in the window of a clash (``_window``; e.g. a trick's
-        top read a card short, that the next plays did not beat: seed 9408, E's S7 S7 read S7,
-        one copy's index under the floor, and N's pair of jacks did not beat a single 7)."""
+        """The legal readings of the suspect observation ``k`` (``_legal_readings``), each a
+        correction of its play event admitted with ``HINDSIGHT_GAIN`` fewer clashes. ``why``:
+        "illegal" as read, or "top": legal as read, a trick's top a later play did not beat
+        (``_short_top``)."""
         o = self._obs[k]
         seat = o.seat
         pos = self._play_pos(k)
@@ -1751,11 +1769,9 @@ class Decoder:
         what = (
             "not a legal play, and the table played on as if it were"
             if why == "illegal"
-            else "legal as read, and the table played on as if it had been another play"
+            else "the next plays did not beat it as read, and the table played on as if they did"
         )
         for new_cards, cost, changes in self._legal_readings(before, d, seat, o):
-            if why == "read" and cost > READ_BUDGET:
-                break  # cheapest first
             text = " ".join(str(c) for c in sort_cards(new_cards))
             fix = replace(
                 o,
