@@ -40,6 +40,7 @@ seat gone out unseen. Before it the log is final.
 **The sources of alternatives** (each a family of edits to the camera's readings):
 
 * ``_retry``: a suspect play read with its runner-ups, a card too many, a card missed.
+* ``_as_read``: a play re-read as it came (``reread``) taken as the camera read it, illegal.
 * ``_unseen``: before a play out of turn, the seats on turn taking a pass (or a glimpsed play).
 * ``_reorder``: plays and passes of different seats within ``REORDER_S`` in another order (a
   small beam of its own, ``REORDER_BEAM`` orders, proposes those the rules accept).
@@ -699,9 +700,12 @@ class Decoder:
         if any(_clash(e.type, e.data) for e in out):
             alts.append(self._seen_again(idx, out, obs.t))
             for k, why in self._window(idx):  # the oldest first: later ones may be its echoes
-                alts.append(
-                    self._unseen(k, obs.t) if why == "unseen" else self._retry(k, obs.t, why)
-                )
+                if why == "as read":
+                    alts.append(self._as_read(k, obs.t))
+                else:
+                    alts.append(
+                        self._unseen(k, obs.t) if why == "unseen" else self._retry(k, obs.t, why)
+                    )
             alts += [
                 self._late_in_next(idx, obs.t),
                 self._won_unseen(idx, obs.t),
@@ -750,6 +754,8 @@ class Decoder:
                     out.append((top, "top"))
             elif e.type == "foul" and e.data.get("kind") == "out_of_turn":
                 out.append((k, "unseen"))
+            elif e.type == "play" and "camera" in e.data and "reread" not in self._obs[k].extra:
+                out.append((k, "as read"))  # re-read as it came: it may have been illegal
         first = [x for n, x in enumerate(out) if all(x[0] != y[0] for y in out[n + 1 :])]
         return first[::-1][-_HINDSIGHT_SUSPECTS:]
 
@@ -1781,6 +1787,28 @@ class Decoder:
             )
             how = f"re-read as {text} ({', '.join(changes)}; cost {cost:.2f})"
             yield Alt(k, {k: [fix]}, cost, self._retry_publish(t, k, pos, fix, what, how))
+
+    def _as_read(self, k: int, t: float) -> Iterator[Alt]:
+        """Camera play ``k``, illegal as read and re-read as it came (``reread`` within
+        ``REREAD_BUDGET``), taken as the camera read it: an illegal play after all, when the
+        table played on as if it were one (seed 9303: E's DJ S6, a real illegal play, re-read
+        as S6 with no card for DJ at 2.98 nats; every later play of the trick was judged not to
+        beat a single 6)."""
+        o, pos = self._obs[k], self._play_pos(k)
+        if pos is None or o.seat is None:
+            return
+        camera = [str(c) for c in o.cards]
+        why = (
+            f"{o.seat}'s {' '.join(camera)} taken as the camera read it, not a legal play: the "
+            f"table played on as if it were one (re-read as it came: "
+            f"{self._effective[pos].data.get('reread')})"
+        )
+        fix = replace(o, extra={**o.extra, "camera": camera, "reread": why})
+
+        def publish(now: int, left: int) -> list[Event]:
+            return self._replace_play(t, self._effective[pos].id, fix)
+
+        yield Alt(k, {k: [fix]}, 0.0, publish)
 
     def _retry_publish(
         self, t: float, k: int, pos: int, fix: Observation, what: str, how: str

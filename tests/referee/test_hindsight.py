@@ -1116,3 +1116,35 @@ def test_a_last_card_glimpsed_is_taken_before_the_seat_is_taken_as_gone_out_unse
     assert t.deal.order == ["E"] and t.deal.counts["E"] == 0
     assert [p["seat"] for p in in_effect(t, "play")][-1] == "W"
     assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_play_re_read_as_it_came_is_an_illegal_play_when_the_table_played_on_so() -> None:
+    """Seed 9303: E's DJ S6 (two singles: a real illegal play) was re-read as it came as S6, no
+    card for DJ at 2.98 nats, and every later play was judged against a single 6. When the
+    table plays on as if E's play had been illegal (N's C6 beats S's S5, N leads the next
+    trick, W answers), the search takes E's play as the camera read it: one illegal play for
+    review, no other foul."""
+    t = Table()
+    start(t)
+    t.play("S", "S5")
+    doubts = [{"card": "DJ", "or": [[None, 2.98]]}, {"card": "S6", "or": [["SB", 4.9]]}]
+    out = t.do("played", seat="E", cards=["DJ", "S6"], doubts=doubts)
+    assert [e["cards"] for e in out if e.type == "play"] == [["S6"]]  # re-read as it came
+    cam(t, "N", "C6")
+    t.pass_("W")
+    t.pass_("S")
+    t.play("N", "D9")
+    cam(t, "W", "DT")
+    plays = [(p["seat"], p["cards"], p["legal"]) for p in in_effect(t, "play")]
+    assert plays == [
+        ("S", ["S5"], True),
+        ("E", ["DJ", "S6"], False),
+        ("N", ["C6"], True),
+        ("N", ["D9"], True),
+        ("W", ["DT"], True),
+    ], plays
+    fouls = [(f["seat"], f["kind"], f.get("review")) for f in in_effect(t, "foul")]
+    assert fouls == [("E", "illegal_play", True)], fouls
+    corr = t.of("correction")[-1]
+    assert "taken as the camera read it" in corr["reason"]
+    assert fold(t.ref.events, t.profile) == t.ref.state
