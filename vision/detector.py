@@ -199,6 +199,15 @@ def read_image(path: str | Path) -> np.ndarray:
     return img
 
 
+def as_bgr(image: np.ndarray) -> np.ndarray:
+    """A grey or BGRA image as BGR (a BGR one as it is)."""
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    return image
+
+
 class Detector:
     """Corner-index detection plus card classification.
 
@@ -512,10 +521,7 @@ class Detector:
 
     def detect(self, image: np.ndarray) -> list[Detection]:
         """Every visible corner index in a BGR (or grey, or BGRA) image, best first."""
-        if image.ndim == 2:
-            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-        elif image.shape[2] == 4:
-            image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+        image = as_bgr(image)
         boxes, scores = self.corners(image)
         return self.label(image, boxes, scores)
 

@@ -176,10 +176,9 @@ class ReducedDetector:
         return reduced_corners(self.detector, image, detect_scale(w, h, self.side))
 
     def detect(self, image: np.ndarray) -> list[Any]:
-        if image.ndim == 2:
-            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-        elif image.shape[2] == 4:
-            image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+        from vision.detector import as_bgr
+
+        image = as_bgr(image)
         boxes, scores = self.corners(image)
         return list(self.detector.label(image, boxes, scores))
 
