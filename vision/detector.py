@@ -608,6 +608,11 @@ class Detector:
         return out
 
 
+def photo_model() -> Path:
+    """The photo pair's detector (``PHOTO_MODEL``), else the table pipeline's."""
+    return PHOTO_MODEL if PHOTO_MODEL.exists() else DEFAULT_MODEL
+
+
 def photo_detector(
     model: str | Path | None = None, classifier: str | Path | None = None, **settings: Any
 ) -> Detector:
@@ -623,9 +628,7 @@ def photo_detector(
         "contain": PHOTO_CONTAIN,
     }
     kw.update(settings)
-    return Detector(
-        model or (PHOTO_MODEL if PHOTO_MODEL.exists() else DEFAULT_MODEL), classifier, **kw
-    )
+    return Detector(model or photo_model(), classifier, **kw)
 
 
 def enrolment_detector(

@@ -228,7 +228,7 @@ def register(subparsers: Any) -> None:
 
 
 def _detect(args: argparse.Namespace) -> int:
-    from vision.detector import Detector, ImageError
+    from vision.detector import Detector, ImageError, photo_model
 
     if not 0.0 <= args.conf <= 1.0:
         raise ValueError(f"--conf {args.conf}: must lie between 0 and 1")
@@ -254,7 +254,7 @@ def _detect(args: argparse.Namespace) -> int:
     if not 0.0 <= args.contain <= 1.0:
         raise ValueError(f"--contain {args.contain}: an area share from 0 (off) to 1")
     det = Detector(
-        args.model or _photo_model(),
+        args.model or photo_model(),
         args.classifier,
         crop_scales=crop_scales,
         contain=args.contain or None,
@@ -278,13 +278,6 @@ def _detect(args: argparse.Namespace) -> int:
         line = {"image": path, "cards": [d.to_json() for d in found]}
         print(json.dumps(line, ensure_ascii=False), flush=True)
     return 2 if failed else 0
-
-
-def _photo_model() -> Any:
-    """The photo pair's detector (vision.detector.PHOTO_MODEL), else the table pipeline's."""
-    from vision.detector import DEFAULT_MODEL, PHOTO_MODEL
-
-    return PHOTO_MODEL if PHOTO_MODEL.exists() else DEFAULT_MODEL
 
 
 def _evaluate(args: argparse.Namespace) -> int:
