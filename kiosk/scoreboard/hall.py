@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from kiosk.scoreboard import service
 from kiosk.scoreboard.health import (
     HealthIn,
+    current_deck,
     history,
     judge,
     latest,
@@ -20,7 +21,7 @@ from kiosk.scoreboard.health import (
     table_json,
     tournament_health,
 )
-from kiosk.scoreboard.models import Tournament
+from kiosk.scoreboard.models import GameTable, Tournament
 from kiosk.scoreboard.pages import TEMPLATES
 from kiosk.scoreboard.schemas import IntId
 from kiosk.scoreboard.service import ApiError
@@ -37,7 +38,8 @@ def register_health(app: FastAPI) -> None:
     )
     async def post_health(table_id: str, body: HealthIn, creds: Creds, sb: SB) -> dict[str, Any]:
         """A table kiosk's health report (its own table token; every few seconds beside the
-        outbox). Answers the status the scoreboard gives the table now, with the reasons."""
+        outbox). Answers the status the scoreboard gives the table now, with the reasons (a
+        deck older than the tournament's current one among them)."""
         own = table_for_token(creds.credentials if creds else None, sb)
         key = sb.directory.resolve(table_id, own)
         if key != own:
@@ -50,7 +52,9 @@ def register_health(app: FastAPI) -> None:
         def store() -> dict[str, Any]:
             with sb.sf() as s:
                 row = store_report(s, own, body, sb.settings.health_keep_s)
-                status, reasons = judge(row.body, 0.0)
+                gt = s.get(GameTable, own)
+                deck = None if gt is None else current_deck(s, gt.tournament_id)
+                status, reasons = judge(row.body, 0.0, deck)
             return {"table": own, "status": status, "reasons": [r.to_json() for r in reasons]}
 
         return await run_in_threadpool(store)
@@ -78,7 +82,8 @@ def register_health(app: FastAPI) -> None:
         with sb.sf() as s:
             gt = service.find_table(s, key)
             now = datetime.now(UTC)
-            out = table_json(gt, latest(s, [key]).get(key), now)
+            deck = current_deck(s, gt.tournament_id)
+            out = table_json(gt, latest(s, [key]).get(key), now, deck)
             out["history"] = history(s, key, minutes * 60.0, limit)
             return out
 
@@ -89,7 +94,8 @@ def register_health(app: FastAPI) -> None:
         """Prometheus text exposition of every table's health (``?tournament=ID``: one
         tournament's tables): ``guandan_table_up``, ``guandan_table_status{status}``, camera
         frames/s, seconds since frame and event, outbox events by state, disk, CPU temperature,
-        model and deck (``guandan_table_info``)."""
+        model and deck (``guandan_table_info``), the shared deck's version per tournament and
+        per table with ``guandan_table_deck_stale`` and ``guandan_table_deck_behind_seconds``."""
         with sb.sf() as s:
             if tournament is not None:
                 ts = [service.get_tournament(s, tournament)]

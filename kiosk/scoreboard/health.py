@@ -11,9 +11,20 @@ ones arrive (bounded history). A table is
 * **degraded** when the last report shows trouble (each reason named, in both languages): no
   camera frame for ``NO_FRAME_S`` (10 s), a camera the kiosk has lost, an outbox backlog of
   ``BACKLOG`` events or more, events held (no match assigned) or refused by the scoreboard,
-  free disk under ``DISK_LOW_BYTES``, CPU at ``CPU_HOT_C`` or more, recording stopped, or one
-  of the kiosk's own alarms;
+  free disk under ``DISK_LOW_BYTES``, CPU at ``CPU_HOT_C`` or more, recording stopped, one
+  of the kiosk's own alarms, or a **stale deck**: the tournament shares a deck (issue 44,
+  kiosk/scoreboard/decks.py) and the kiosk reads cards with another version of it, or with the
+  shipped model (code ``deck_old``; the reason says whether the kiosk has the new version
+  already and waits for the deal to end, refused it and why, or has not checked yet, and
+  after ``DECK_GRACE_S`` since the upload that it needs a look);
 * **ok** otherwise.
+
+A kiosk reading with a deck of its own (``--deck``) or reading no cards (a simulation) is not
+compared. The deck part of each table (``deck`` in the JSON: the kiosk's version, the
+tournament's, ``stale``, ``behind_s``) is also in ``/metrics``:
+``guandan_tournament_deck_version``, ``guandan_table_deck_version`` (0: the shipped model),
+``guandan_table_deck_stale`` (1/0) and ``guandan_table_deck_behind_seconds`` (a stale table:
+seconds since the current version was uploaded; alert on it staying over a few minutes).
 
 The same judgement feeds the grid page (``/hall/{tournament}``), the JSON
 (``GET /api/v1/tournaments/{id}/health``) and Prometheus (``GET /metrics``).
@@ -22,6 +33,7 @@ The same judgement feeds the grid page (``/hall/{tournament}``), the JSON
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -31,7 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from kiosk.scoreboard.models import GameTable, TableHealth, Tournament
+from kiosk.scoreboard.models import DeckVersion, GameTable, TableHealth, Tournament
 
 OFFLINE_S = 30.0
 NO_FRAME_S = 10.0
@@ -39,6 +51,14 @@ BACKLOG = 50
 DISK_LOW_BYTES = 500 * 1024 * 1024
 CPU_HOT_C = 80.0
 STATUSES = ("ok", "degraded", "offline")
+#: a kiosk checks the tournament's deck every minute by default (kiosk/table/deckfetch.py
+#: ``DECK_CHECK_S``); one still behind this long after an upload needs someone to look
+DECK_GRACE_S = 300.0
+#: where a kiosk says it reads with a shared deck: the tournament's (``shared``) or none of it
+#: (``shipped``: the shipped model); ``own``: a ``--deck`` of its own, not compared
+DECK_SOURCES = ("shared", "shipped", "own")
+#: the deck text of a kiosk that reports no ``deck_source`` (before the field): "... shared v3"
+_SHARED_TEXT = re.compile(r"\bshared\b.*?\bv(\d+)\b")
 #: Kiosk alarms that are not a reason of their own here: the report's numbers already say it
 #: (``network``: the kiosk reached us; ``rejected``/``match``: the refused/held counts).
 _ALARMS_COVERED = {"network", "scoreboard", "rejected", "match", "camera", "disk"}
@@ -85,6 +105,24 @@ class HealthIn(BaseModel):
     cpu_temp_c: float | None = Field(default=None, ge=-60, le=200)
     model: Text | None = Field(default=None, description="detector model version")
     deck: Text | None = Field(default=None, description="enrolled deck profile")
+    deck_source: Kind | None = Field(
+        default=None,
+        description="shared (the tournament's deck from the scoreboard), shipped (the shipped "
+        "model: no shared deck in force), own (a --deck of the kiosk's own); null: reads no "
+        "cards",
+    )
+    deck_version: int | None = Field(
+        default=None, ge=1, le=2**31 - 1, description="the shared deck version read with"
+    )
+    deck_pending: int | None = Field(
+        default=None,
+        ge=1,
+        le=2**31 - 1,
+        description="a newer version downloaded and checked, taken up when the deal ends",
+    )
+    deck_problem: Text | None = Field(
+        default=None, description="why the kiosk did not take the scoreboard's newest deck"
+    )
     recording: bool | None = None
     alarms: list[Kind] = Field(
         default_factory=list, max_length=32, description="kinds of the kiosk's active alarms"
@@ -105,9 +143,95 @@ def _fmt_bytes(n: float) -> str:
     return f"{n / 1024**3:.1f} GB" if n >= 1024**3 else f"{n / 1024**2:.0f} MB"
 
 
-def judge(report: dict[str, Any] | None, age_s: float | None) -> tuple[str, list[Reason]]:
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
+def _minutes_zh(seconds: float) -> str:
+    return f"{seconds / 60:.0f} 分钟" if seconds < 5400 else f"{seconds / 3600:.1f} 小时"
+
+
+def deck_state(
+    report: dict[str, Any] | None, deck: dict[str, Any] | None, now: datetime | None = None
+) -> dict[str, Any] | None:
+    """The table's deck against the tournament's (``deck``: its current version, see
+    :func:`current_deck`; None: it shares none). None when it does not apply: no report, a
+    kiosk that reads no cards, or one reading with a ``--deck`` of its own."""
+    if report is None:
+        return None
+    source = report.get("deck_source")
+    version = report.get("deck_version")
+    if source is None:  # a kiosk from before deck_source: what its deck text says
+        text = str(report.get("deck") or "")
+        if m := _SHARED_TEXT.search(text):
+            source, version = "shared", int(m[1])
+        elif text.startswith("shipped model"):
+            source, version = "shipped", None
+        else:
+            return None
+    if source not in ("shared", "shipped"):
+        return None
+    if source == "shipped":
+        version = None
+    current = None if deck is None else int(deck["version"])
+    stale = current is not None and version != current
+    behind = None
+    if stale and deck is not None and deck.get("uploaded_at") is not None:
+        at = deck["uploaded_at"]
+        at = datetime.fromisoformat(at) if isinstance(at, str) else at
+        behind = max(0.0, ((now or datetime.now(UTC)) - _aware(at)).total_seconds())
+    return {
+        "source": source,
+        "version": version,
+        "pending": report.get("deck_pending"),
+        "problem": report.get("deck_problem"),
+        "current": current,
+        "stale": stale,
+        "behind_s": None if behind is None else round(behind, 1),
+    }
+
+
+def deck_reason(state: dict[str, Any]) -> Reason:
+    """Why a stale deck matters and what happens next, for an organiser looking over the hall:
+    the kiosk has the new version and waits for the deal to end, refused it (and why), will
+    take it up at its next check, or is still behind ``DECK_GRACE_S`` after the upload."""
+    cur, have = state["current"], state["version"]
+    if have is None:
+        en, zh = (
+            f"no shared deck (shipped model), current is v{cur}",
+            f"未用牌组（出厂模型），当前 {cur}",
+        )
+    else:
+        en, zh = f"deck v{have}, current is v{cur}", f"牌组版本 {have}，当前 {cur}"
+    behind = state.get("behind_s")
+    problem = str(state.get("problem") or "")[:120]
+    if state.get("pending") == cur:
+        en += ": downloaded, taken up when the deal in progress ends"
+        zh += "：已下载，本局结束后启用"
+    elif problem:
+        en += f": the kiosk did not take it ({problem})"
+        zh += f"：本桌未采用新版本（{problem}）"
+    elif behind is not None and behind >= DECK_GRACE_S:
+        en += (
+            f": still not taken up {_minutes(behind)} after the upload; look at the kiosk "
+            "(its log says why) or restart it"
+        )
+        zh += f"：上传 {_minutes_zh(behind)}后仍未更新，请检查本桌（日志有原因）或重启"
+    else:
+        en += ": the kiosk takes it up at its next check (about a minute)"
+        zh += "：本桌下次检查时（约一分钟内）自动更新"
+    return Reason("deck_old", en, zh)
+
+
+def judge(
+    report: dict[str, Any] | None,
+    age_s: float | None,
+    deck: dict[str, Any] | None = None,
+    now: datetime | None = None,
+) -> tuple[str, list[Reason]]:
     """The status of a table from its last report (None: never reported) and the report's age
-    in seconds on the scoreboard's clock."""
+    in seconds on the scoreboard's clock; ``deck``: the tournament's current deck version
+    (:func:`current_deck`; None: none shared)."""
     if report is None or age_s is None:
         return "offline", [Reason("never", "no report yet", "尚未收到报告")]
     if age_s >= OFFLINE_S:
@@ -152,6 +276,9 @@ def judge(report: dict[str, Any] | None, age_s: float | None) -> tuple[str, list
     for kind in report.get("alarms") or []:
         if kind not in _ALARMS_COVERED:
             out.append(Reason(f"alarm_{kind}", f"kiosk alarm: {kind}", f"本桌警报：{kind}"))
+    state = deck_state(report, deck, now)
+    if state is not None and state["stale"]:
+        out.append(deck_reason(state))
     return ("degraded" if out else "ok"), out
 
 
@@ -207,10 +334,28 @@ def history(s: Session, table: str, since_s: float, limit: int) -> list[dict[str
     return [{"received_at": _aware(r.received_at).isoformat(), **r.body} for r in reversed(rows)]
 
 
-def table_json(gt: GameTable, row: TableHealth | None, now: datetime) -> dict[str, Any]:
+def current_deck(s: Session, tid: int) -> dict[str, Any] | None:
+    """The tournament's deck version in force (its latest upload): version, name and when it
+    was uploaded; None when it shares none."""
+    row = s.execute(
+        select(DeckVersion.version, DeckVersion.name, DeckVersion.uploaded_at)
+        .where(DeckVersion.tournament_id == tid)
+        .order_by(DeckVersion.version.desc())
+        .limit(1)
+    ).first()
+    if row is None:
+        return None
+    return {"version": int(row[0]), "name": row[1], "uploaded_at": _aware(row[2]).isoformat()}
+
+
+def table_json(
+    gt: GameTable, row: TableHealth | None, now: datetime, deck: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """One table's status and reasons; ``deck``: the tournament's current deck
+    (:func:`current_deck`), to compare the kiosk's with."""
     age = None if row is None else max(0.0, (now - _aware(row.received_at)).total_seconds())
     report = None if row is None else dict(row.body)
-    status, reasons = judge(report, age)
+    status, reasons = judge(report, age, deck, now)
     return {
         "table": gt.id,
         "code": gt.code,
@@ -219,6 +364,7 @@ def table_json(gt: GameTable, row: TableHealth | None, now: datetime) -> dict[st
         "reasons": [r.to_json() for r in reasons],
         "last_report_at": None if row is None else _aware(row.received_at).isoformat(),
         "age_s": None if age is None else round(age, 1),
+        "deck": deck_state(report, deck, now),
         "report": report,
     }
 
@@ -233,8 +379,16 @@ def tournament_health(s: Session, t: Tournament) -> dict[str, Any]:
     )
     now = datetime.now(UTC)
     last = latest(s, [gt.id for gt in tables])
-    rows = [table_json(gt, last.get(gt.id), now) for gt in tables]
+    deck = current_deck(s, t.id)
+    rows = [table_json(gt, last.get(gt.id), now, deck) for gt in tables]
     counts = {k: sum(1 for r in rows if r["status"] == k) for k in STATUSES}
+    if deck is not None:  # how many tables read with it, for the hall's headline
+        judged = [r["deck"] for r in rows if r["status"] != "offline" and r["deck"] is not None]
+        deck = dict(
+            deck,
+            tables_current=sum(1 for d in judged if not d["stale"]),
+            tables_behind=sum(1 for d in judged if d["stale"]),
+        )
     return {
         "tournament": t.id,
         "name": t.name,
@@ -245,8 +399,10 @@ def tournament_health(s: Session, t: Tournament) -> dict[str, Any]:
             "backlog": BACKLOG,
             "disk_low_bytes": DISK_LOW_BYTES,
             "cpu_hot_c": CPU_HOT_C,
+            "deck_grace_s": DECK_GRACE_S,
         },
         "counts": counts,
+        "deck": deck,
         "tables": rows,
     }
 
@@ -366,6 +522,43 @@ def metrics_text(tournaments: Iterable[dict[str, Any]]) -> str:
             )
             for t, r in every
             if r["report"] is not None
+        ],
+    )
+    family(
+        "guandan_tournament_deck_version",
+        "The tournament's current shared deck version (absent: it shares none).",
+        [
+            (_labels(tournament=t["tournament"]), t["deck"]["version"])
+            for t in ts
+            if t.get("deck") is not None
+        ],
+    )
+    decked = [
+        (t, r, r["deck"])
+        for t, r in every
+        if r["status"] != "offline" and r.get("deck") is not None
+    ]
+    family(
+        "guandan_table_deck_version",
+        "The shared deck version the table's kiosk reads with (0: the shipped model, no shared "
+        "deck; absent: offline, reads no cards, or a deck of its own).",
+        [(_labels(**base(t, r)), d["version"] or 0) for t, r, d in decked],
+    )
+    family(
+        "guandan_table_deck_stale",
+        "1 when the table's kiosk does not read with the tournament's current deck version "
+        "(the hall shows it degraded, reason deck_old), else 0 (absent as "
+        "guandan_table_deck_version).",
+        [(_labels(**base(t, r)), int(d["stale"])) for t, r, d in decked],
+    )
+    family(
+        "guandan_table_deck_behind_seconds",
+        "A stale table: seconds since the tournament's current deck version was uploaded (a "
+        "kiosk checks every minute by default; alert when this stays over a few minutes).",
+        [
+            (_labels(**base(t, r)), d["behind_s"])
+            for t, r, d in decked
+            if d["stale"] and d["behind_s"] is not None
         ],
     )
     family(
