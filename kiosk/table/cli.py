@@ -92,6 +92,14 @@ def register_run(verbs: Any) -> None:
         "kiosk-deck/)",
     )
     run.add_argument(
+        "--deck-check",
+        metavar="S",
+        help="live camera reading the shared deck: seconds between asks for a new version "
+        "while running (an unchanged deck costs a 304); a new one is downloaded, checked and "
+        "taken up at the next deal boundary. Default $GUANDAN_DECK_CHECK_S, else 60; 0: only "
+        "at start",
+    )
+    run.add_argument(
         "--scoreboard", metavar="URL", help="central scoreboard, e.g. http://hall:8700"
     )
     run.add_argument("--token", metavar="T", help="this table's token from the scoreboard")
@@ -324,8 +332,9 @@ def shared_deck(args: argparse.Namespace) -> Any:
         return None
     if args.detector == "oracle" or args.detector.endswith((".jsonl", ".jsonl.gz")):
         return None  # the recorded labels read no deck
-    from kiosk.table.deckfetch import default_cache, share_deck
+    from kiosk.table.deckfetch import check_interval, default_cache, share_deck
 
+    args.deck_check_s = check_interval(getattr(args, "deck_check", None))
     cache = Path(args.deck_cache) if getattr(args, "deck_cache", None) else default_cache(args.db)
     got = share_deck(
         args.scoreboard,
@@ -394,8 +403,21 @@ def _run(args: argparse.Namespace) -> int:
         if buttons is not None:
             buttons.close()
         raise
-    if deck is not None:  # shown in the hall-health report (kiosk/table/health.py)
-        kiosk.info["deck_share"] = deck
+    if deck is not None:  # shown in the hall-health report; new versions taken up between deals
+        from kiosk.table.deckfetch import attach_deck_watch, default_cache
+
+        attach_deck_watch(
+            kiosk,
+            source,
+            args.scoreboard,
+            args.token,
+            args.table,
+            Path(args.deck_cache) if args.deck_cache else default_cache(args.db),
+            start=deck,
+            interval_s=args.deck_check_s,
+            detector=args.detector,
+            say=lambda line: print(f"guandan table run: {line}", file=sys.stderr, flush=True),
+        )
     if buttons is not None:
         attach_buttons(kiosk, buttons)
     print_banner(kiosk, args.host, args.port)

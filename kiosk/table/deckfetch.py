@@ -18,7 +18,21 @@ and keeps it in a cache folder (``<db stem>-deck/`` beside ``--db`` unless ``--d
   the health report.
 
 Each outcome is a :class:`DeckFetch` (``status``, ``version``, ``profile`` path to read with or
-None, ``message``); the hall-health report shows ``health_text`` (kiosk/table/health.py).
+None, ``message``); the hall-health report shows ``health_text`` and ``health_fields``
+(kiosk/table/health.py; the scoreboard marks a table behind the tournament's deck degraded).
+
+**Live swap** (:class:`DeckWatcher`, ``attach_deck_watch``): a running ``table run`` on a live
+camera asks again every ``--deck-check`` seconds (``$GUANDAN_DECK_CHECK_S``, default
+``DECK_CHECK_S``: 60; 0: only at start) with the ETag it holds, so an unchanged deck costs a 304.
+A new version is downloaded and checked as at start, checked against the kiosk's classifier, and
+its detector built, all in the watcher's thread; then it waits for the **next deal boundary**
+(no deal in progress and no tribute under way: the referee's state) and the camera's frame loop
+puts it in place between two frames (``LiveSource.frame_hook``), never within a frame. A deal
+is read with one deck from its first card to its last: readings already made stay as they were
+read, and the tracker never compares one deck's names with another's in the same deal. The
+log says when it waits and when it swaps (and the event log gets a ``deck`` note); the health
+report names the version in force and the one waiting (``deck_pending``). A failed download, a
+damaged file or a deck that does not fit keeps the deck in force, and ``deck_problem`` says why.
 """
 
 from __future__ import annotations
@@ -27,9 +41,11 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
 import os
 import shutil
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -40,6 +56,11 @@ from pathlib import Path
 from typing import Any
 
 log = logging.getLogger("guandan.table.deck")
+#: how often a running kiosk asks for a new deck version (seconds; 0: only at start)
+DECK_CHECK_S = 60.0
+ENV_DECK_CHECK = "GUANDAN_DECK_CHECK_S"
+#: the longest wait between checks after failed downloads (each failure doubles the wait)
+MAX_CHECK_BACKOFF_S = 600.0
 DECK_PATH = "/api/v1/tables/{table}/deck"
 CURRENT = "current.json"
 FILE_NAMES = {"profile": "deck.json", "model": "deck.classes.onnx"}
@@ -95,6 +116,23 @@ class DeckFetch:
         else:
             text = f"shipped model: {self.message}"
         return text[:200]
+
+    @property
+    def problem(self) -> str | None:
+        """Why the scoreboard's newest deck is not the one read with (None: nothing wrong, or
+        the tournament shares none)."""
+        return (
+            self.message if self.status in ("cached", "kept", "unusable", "unavailable") else None
+        )
+
+    def health_fields(self) -> dict[str, Any]:
+        """The health report's deck fields (kiosk/scoreboard/health.py ``HealthIn``)."""
+        return {
+            "deck_source": "shared" if self.using else "shipped",
+            "deck_version": self.version if self.using else None,
+            "deck_pending": None,
+            "deck_problem": None if self.problem is None else self.problem[:200],
+        }
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -467,3 +505,322 @@ def share_deck(
     if say is not None:
         say(line)
     return got
+
+
+# ---------------------------------------------------------------------- live swap
+def check_interval(value: float | str | None) -> float:
+    """Seconds between a running kiosk's deck checks: ``--deck-check`` (``value``), else
+    ``$GUANDAN_DECK_CHECK_S``, else ``DECK_CHECK_S``; 0 checks only at start. A bad value is a
+    ValueError naming where it came from."""
+    where = "--deck-check"
+    if value is None:
+        value = os.environ.get(ENV_DECK_CHECK, "").strip() or None
+        where = f"${ENV_DECK_CHECK}"
+    if value is None:
+        return DECK_CHECK_S
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (seconds == 0 or 1 <= seconds <= 86400):
+        raise ValueError(
+            f"{where} {value}: give the seconds between deck checks, 1 to 86400 (default "
+            f"{DECK_CHECK_S:g}), or 0 to check only at start"
+        )
+    return seconds
+
+
+def between_deals(worker: Any) -> bool:
+    """No deal in progress at the kiosk's table (none yet, the last one ended, the match over)
+    and no tribute under way: what the referee has been told so far (``worker.referee``). The
+    camera's observations are fed one at a time (the source waits for each to be logged), so
+    at the start of a frame every earlier reading has been judged."""
+    ref = worker.referee
+    if getattr(getattr(ref, "_core", None), "phase", None) is not None:
+        return False  # the deal has been started: its tribute is being paid and returned
+    st = ref.state
+    return st.deal is None or st.deal.over or st.match_over
+
+
+def build_detector(detector: Any, profile: Path) -> Any:
+    """The model detector reading with ``profile`` (and the adapted classifier beside it), as
+    ``--deck`` makes it (kiosk/table/sources.py ``LiveSource``)."""
+    from vision.adapt import deck_reader
+    from vision.pipeline import resolve_detector
+
+    return resolve_detector(detector, None, deck_reader(profile))
+
+
+def _key(got: DeckFetch) -> tuple[Any, ...]:
+    return (got.version, got.sha256.get("profile"), got.sha256.get("model"))
+
+
+class DeckWatcher:
+    """Asks the scoreboard for a new deck version every ``interval_s`` while the kiosk runs and
+    puts it in place at the next deal boundary, between two frames (see the module doc).
+
+    Stands in for the start-up :class:`DeckFetch` in ``kiosk.info["deck_share"]``: ``using``,
+    ``health_text`` and ``health_fields`` describe the deck in force, the one waiting and why
+    the newest was not taken."""
+
+    def __init__(
+        self,
+        kiosk: Any,
+        source: Any,
+        url: str,
+        token: str,
+        table: str,
+        cache: str | Path,
+        *,
+        start: DeckFetch,
+        detector: Any = "auto",
+        interval_s: float = DECK_CHECK_S,
+        timeout: float = 15.0,
+        check: Callable[[Path], None] | None = check_with_pipeline,
+        build: Callable[[Path], Any] | None = None,
+        boundary: Callable[[], bool] | None = None,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
+        self.kiosk = kiosk
+        self.source = source
+        self.url, self.token, self.table = url, token, table
+        self.cache = Path(cache)
+        self.detector = detector
+        self.interval_s = float(interval_s)
+        self.timeout = timeout
+        self.check = check
+        self.build = build or (lambda profile: build_detector(detector, profile))
+        self.boundary = boundary or (lambda: between_deals(kiosk.worker))
+        self.say = say
+        #: the deck read with now, and a newer one (its DeckFetch and detector) waiting for the
+        #: deal in progress to end
+        self.in_force = start
+        self.pending: tuple[DeckFetch, Any] | None = None
+        #: versions not taken (key -> why), so they are not tried again at every check
+        self.refused: dict[tuple[Any, ...], str] = {}
+        if start.status == "unusable":
+            self.refused[_key(start)] = start.message
+        self.problem: str | None = start.problem
+        self.last: DeckFetch | None = None
+        self.checks = 0
+        self.swaps = 0
+        self.failures = 0
+        self._waiting_said = False
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="table-deck", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _delay(self) -> float:
+        if not self.failures:
+            return self.interval_s
+        return min(max(self.interval_s, MAX_CHECK_BACKOFF_S), self.interval_s * 2**self.failures)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._delay()):
+            try:
+                self.check_once()
+            except Exception as exc:  # noqa: BLE001 - a deck check must never stop the kiosk
+                self.problem = f"deck check failed: {type(exc).__name__}: {exc}"
+                log.exception("deck check failed")
+
+    # ------------------------------------------------------------------ the check
+    def _line(self, text: str, warn: bool = False) -> None:
+        (log.warning if warn else log.info)(text)
+        if self.say is not None:
+            self.say(text)
+
+    def _in_force_text(self) -> str:
+        return f"deck {self.in_force.short()}" if self.in_force.using else "the shipped model"
+
+    def check_once(self) -> str:
+        """Ask the scoreboard once (the watcher's thread, or a test): ``in force``,
+        ``pending`` (a new version waits for the deal boundary), ``refused``, or the
+        fetch's status when it could not be asked (``cached``), a download failed its checks
+        (``kept``) or there is no deck (``none``, ``unavailable``)."""
+        got = fetch_deck(
+            self.url, self.token, self.table, self.cache, timeout=self.timeout, check=self.check
+        )
+        self.checks += 1
+        self.last = got
+        if got.status == "kept":  # the newest failed its checks: the deck in force stays
+            self.failures = min(self.failures + 1, 10)
+            why = got.message.split("; reading with", 1)[0]
+            self.problem = f"{why}; reading on with {self._in_force_text()}"
+            self._line(f"deck: {self.problem}", warn=True)
+            return got.status
+        self.failures = 0
+        if got.status in ("cached", "unavailable"):  # not asked: nothing changes
+            self.problem = got.message.split("; ", 1)[0]
+            return got.status
+        if got.status == "none" or got.profile is None:
+            self.problem = None
+            return got.status
+        key = _key(got)
+        if self.in_force.using and key == _key(self.in_force):
+            self.problem = None
+            return "in force"
+        pending = self.pending
+        if pending is not None and key == _key(pending[0]):
+            self.problem = None
+            return "pending"
+        if key in self.refused:
+            self.problem = self.refused[key]
+            return "refused"
+        why = unfit_reason(got.profile, self.detector)
+        det = None
+        if why is None:
+            try:
+                det = self.build(got.profile)
+            except Exception as exc:  # noqa: BLE001 - PipelineError, onnxruntime's own
+                why = f"the detector cannot read with it ({type(exc).__name__}: {exc})"
+        if why is not None:
+            msg = f"deck {got.short()} not taken: {why}; reading on with {self._in_force_text()}"
+            self.refused[key] = msg
+            self.problem = msg
+            self._line(f"deck: {msg}", warn=True)
+            return "refused"
+        with self._lock:
+            self.pending = (got, det)
+        self.problem = None
+        self._waiting_said = False
+        self._line(
+            f"deck: {got.short()} downloaded and checked ({got.message}); it is taken up at the "
+            f"next deal boundary: a deal in progress is read to its end with "
+            f"{self._in_force_text()}"
+        )
+        return "pending"
+
+    # ------------------------------------------------------------------ the swap
+    def between_frames(self, pipe: Any) -> None:
+        """The camera's frame hook (``LiveSource.frame_hook``, called before each frame is
+        processed): a waiting deck goes in at a deal boundary, else it keeps waiting."""
+        pending = self.pending
+        if pending is None:
+            return
+        try:
+            if not self.boundary():
+                if not self._waiting_said:
+                    self._waiting_said = True
+                    self._line(f"deck: {pending[0].short()} waits for the deal in progress to end")
+                return
+            self._swap(pipe, *pending)
+        except Exception as exc:  # noqa: BLE001 - the camera loop must go on
+            self.problem = f"deck swap failed: {type(exc).__name__}: {exc}"
+            log.exception("deck swap failed")
+            with self._lock:
+                self.pending = None
+
+    def _swap(self, pipe: Any, got: DeckFetch, det: Any) -> None:
+        was = self._in_force_text()
+        pipe.detector = det
+        report = getattr(pipe, "report", None)
+        if report is not None:
+            report.detector = getattr(det, "name", type(det).__name__)
+        self.source.detector = det
+        with self._lock:
+            self.in_force = got
+            self.pending = None
+        self.swaps += 1
+        frame = getattr(self.source, "frames", None)
+        self._line(
+            f"deck: {got.short()} in force from frame {frame} (was {was}): swapped at a deal "
+            "boundary, between two frames"
+        )
+        store = getattr(self.kiosk, "store", None)
+        if store is not None:
+            try:
+                store.note(
+                    "deck",
+                    {
+                        "event": "swapped",
+                        "version": got.version,
+                        "name": got.name,
+                        "sha256": dict(got.sha256),
+                        "was": was,
+                        "frame": frame,
+                    },
+                )
+            except Exception as exc:  # noqa: BLE001 - a full disk must not stop the camera
+                log.warning("deck note not recorded: %s", exc)
+
+    # ------------------------------------------------------------------ health report
+    @property
+    def using(self) -> bool:
+        return self.in_force.using
+
+    def short(self) -> str:
+        return self.in_force.short()
+
+    def health_text(self, reader: str | None = None) -> str:
+        text = self.in_force.health_text(reader)
+        pending = self.pending
+        if pending is not None:
+            text = f"{text} · v{pending[0].version} ready: taken up when the deal ends"
+        return text[:200]
+
+    def health_fields(self) -> dict[str, Any]:
+        fields = self.in_force.health_fields()
+        pending = self.pending
+        fields["deck_pending"] = None if pending is None else pending[0].version
+        fields["deck_problem"] = None if self.problem is None else self.problem[:200]
+        return fields
+
+
+def deck_fields(shared: Any, reader: str | None) -> dict[str, Any]:
+    """The health report's deck fields: those of the shared deck (a :class:`DeckFetch` or a
+    :class:`DeckWatcher`), ``own`` for a kiosk reading with a ``--deck`` of its own, none for
+    one that reads no cards with a deck."""
+    fields = getattr(shared, "health_fields", None)
+    if callable(fields):
+        out: dict[str, Any] = fields()
+        return out
+    return {"deck_source": "own"} if reader else {}
+
+
+def attach_deck_watch(
+    kiosk: Any,
+    source: Any,
+    url: str,
+    token: str,
+    table: str,
+    cache: str | Path,
+    *,
+    start: DeckFetch,
+    interval_s: float = DECK_CHECK_S,
+    **kw: Any,
+) -> DeckWatcher | None:
+    """Make a running kiosk take up new deck versions (``table run``): a :class:`DeckWatcher`
+    started after the kiosk's own threads and stopped before them, hooked into the camera's
+    frame loop. None (the start-up deck stays for the whole run) when ``interval_s`` is 0 or the
+    source has no frame loop to swap in (a video file)."""
+    kiosk.info["deck_share"] = start
+    if interval_s <= 0 or not hasattr(source, "frame_hook"):
+        return None
+    watcher = DeckWatcher(
+        kiosk, source, url, token, table, cache, start=start, interval_s=interval_s, **kw
+    )
+    source.frame_hook = watcher.between_frames
+    begin, end = kiosk.start, kiosk.stop
+
+    def start_all() -> None:
+        begin()
+        watcher.start()
+
+    def stop_all() -> None:
+        watcher.stop()
+        end()
+
+    kiosk.start, kiosk.stop = start_all, stop_all
+    kiosk.info["deck_share"] = watcher
+    kiosk.info["deck_watch"] = watcher
+    return watcher

@@ -26,6 +26,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from kiosk.table.deckfetch import deck_fields
+
 log = logging.getLogger("guandan.table.health")
 THERMAL_ZONE = Path("/sys/class/thermal/thermal_zone0/temp")
 HEALTH_PATH = "/api/v1/tables/{table}/health"
@@ -168,6 +170,7 @@ class HealthReporter:
         counts = k.store.outbox_counts()
         model, deck = versions(getattr(k.worker, "source", None))
         shared = k.info.get("deck_share") if isinstance(getattr(k, "info", None), dict) else None
+        deck_state = deck_fields(shared, deck)  # version in force, one waiting, why not newest
         if shared is not None:  # the tournament's deck from the scoreboard (deckfetch.py)
             deck = shared.health_text(deck)
         return {
@@ -184,6 +187,7 @@ class HealthReporter:
             "cpu_temp_c": cpu_temperature(self.thermal),
             "model": model,
             "deck": deck,
+            **deck_state,
             "recording": bool(getattr(k.worker, "recording", True)),
             "alarms": sorted(getattr(k.worker, "alarms", {}))[:32],
         }

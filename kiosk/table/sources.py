@@ -457,6 +457,9 @@ class LiveSource:
         self.last_frame_at: float | None = None
         self._pipe: Any = None
         self._resume: Any = None
+        #: called with the pipeline before each frame is processed (never within one): a new
+        #: deck taken up between deals (kiosk/table/deckfetch.py ``DeckWatcher``)
+        self.frame_hook: Callable[[Any], None] | None = None
 
         try:
             camera = self._opener(spec)
@@ -598,6 +601,8 @@ class LiveSource:
             self.size = (int(image.shape[1]), int(image.shape[0]))
             if self.footage is not None:
                 self.footage.write(t, image, reader.fps)
+            if self.frame_hook is not None:
+                self.frame_hook(pipe)
             try:
                 obs = pipe.process(self._index, t, image)
                 self._vision_fine()
