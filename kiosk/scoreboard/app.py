@@ -554,7 +554,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """A knockout's bracket: its rounds, each with its matches in bracket order (the
         winners of adjacent matches meet next), ``stage`` (round, semi_final, final,
         third_place), ``winner`` (a pair number; a bye's pair goes through); ``places`` once
-        decided. 404 for a tournament of another format."""
+        decided; groups_knockout: ``draw`` per round (000 篇11's third or fourth draw, the
+        fourth with each pair's table number). 404 for a tournament of another format."""
         with sb.sf() as s:
             t = service.get_tournament(s, tid)
             rounds = service.bracket_json(s, t)
@@ -754,7 +755,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get(f"{API}/tournaments/{{tid}}/export.json", tags=["standings"])
     def get_export(tid: IntId, sb: SB) -> dict[str, Any]:
-        """Everything about the tournament: pairs, tables, rounds, matches, deals, standings."""
+        """Everything about the tournament: pairs, tables, rounds, matches, deals, standings,
+        a group stage and a knockout's bracket (as GET .../groups and .../bracket)."""
         with sb.sf() as s:
             t = service.get_tournament(s, tid)
             return service.export_json(s, t)

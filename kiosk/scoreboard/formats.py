@@ -72,9 +72,32 @@ Sources (../shared/RULES.md "Deal points, matches and events", seeds):
   blocks: the first ceil(n/groups) numbers group A, and so on. The knockout is drawn by lots
   ("第三次抽签（桌号）定对手"; byes, when groups x advance is not a power of two, to the pairs
   placed highest in their groups), then it is ``knockout`` (one game a meeting, winners of
-  adjacent matches; the 决赛's fourth draw is not made). Standings: the knockout's places and
+  adjacent matches), except for the fourth draw below. Standings: the knockout's places and
   rounds for the pairs that went through, then the others by their place in their group, then
   the chain.
+
+  The fourth draw (附件 比赛详细规则 of 篇11, 000_d764c4aed33b9b6c.txt): "第一次抽签（序号）定
+  对家，接着进行第二次抽签（桌号）定对手。同时开展初赛 … 第三次抽签（桌号）定对手。同时开展复赛
+  … 第四次抽签（桌号）定对手。开展决赛", where a table-number draw is "由打对家中的一名选手按
+  “桌号”抽定对手，桌号依次为1号、2号、3号…" (the two pairs that draw the same table number meet
+  at that table). The 决赛 is the last 8 pairs ("取复赛胜出的16名（共8组）参加决赛"; "其他8强
+  选手"), so the fourth draw is made when the knockout is down to 8 pairs (``FINAL_STAGE_PAIRS``)
+  in a bracket round after its first: those 8 are drawn anew by lots (``fourth_draw``:
+  ``draw_order`` of the tournament's ``lots_seed``, salt "fourth draw", so the draw can be
+  checked again) and the 1st and 2nd drawn take table number 1 (the tournament's first table
+  in use), the 3rd and 4th table number 2, and so on; the first drawn of a table is listed
+  first (East-West on the sheet; the text seats them at the table by a card, "摸到小牌坐南北，
+  大牌坐东西", which the scoreboard does not see). The first draw makes the pairs (序号定对家,
+  before the scoreboard), the second the 初赛's opponents (the draw numbers, above), the third
+  the knockout's first round (above).
+  The text holds one draw for the 决赛, so its later rounds (semi-finals, the final and the
+  match for 3rd place) pair the winners of adjacent matches of the drawn round, as ``knockout``.
+  Our choices where the text is silent: the 决赛 is the round of the last 8 whatever the field
+  (a knockout of 16 pairs has one round before it, the text's 32 two, "经过两轮的竞争"), not
+  "two rounds after the knockout began"; a knockout of 8 pairs or fewer has no 复赛 and so no
+  fourth draw (its one draw, the third, is the 决赛's). ``group_knockout_draws`` says which
+  bracket round each draw made and whether the round stands as drawn (pairings typed by hand
+  may differ); the bracket API, the board and export.json show it.
 
 Fixed-deal point matches (003, 000 篇6) are a deal-points profile in any of these formats
 (``service.deal_points``).
@@ -750,6 +773,75 @@ def knockout_draw(qualified: Sequence[Sequence[int]], seed: int) -> list[Pairing
         else:
             out.append(Pairing(next(d_it), next(d_it)))
             games -= 1
+    return out
+
+
+#: 000 篇11 "取复赛胜出的16名（共8组）参加决赛": the 决赛's pairs, drawn anew by the fourth draw
+FINAL_STAGE_PAIRS = 8
+#: the draws of the knockout (000 篇11), as the text names them
+DRAW_TEXT = {3: "第三次抽签（桌号）定对手", 4: "第四次抽签（桌号）定对手"}
+FOURTH_DRAW_SALT = "fourth draw"
+
+
+def fourth_draw(pairs: Iterable[int], seed: int) -> list[Pairing]:
+    """000 篇11 "第四次抽签（桌号）定对手。开展决赛" (module docstring): the pairs of the 决赛
+    drawn by lots; the 1st and 2nd drawn meet at table number 1, the 3rd and 4th at table
+    number 2, ... (the pairings in table-number order, the first drawn listed first)."""
+    order = draw_order(seed, FOURTH_DRAW_SALT, pairs)
+    if len(order) != FINAL_STAGE_PAIRS:
+        raise FormatError(
+            409,
+            f"the fourth draw (决赛) is made for {FINAL_STAGE_PAIRS} pairs, not {len(order)} "
+            "(000 篇11 '取复赛胜出的16名（共8组）参加决赛')",
+        )
+    return adjacent(order)
+
+
+def fourth_draw_due(b: Bracket) -> bool:
+    """Whether the next round of a group stage's knockout (``b``: its replay) is the 决赛's
+    fourth draw: the last bracket round after the first is decided and left 8 pairs in."""
+    if b.done or len(b.ties) < 1:
+        return False
+    if any(tie_outcome(t)[0] != "won" for t in b.ties[-1]):
+        return False
+    return len(b.alive) == FINAL_STAGE_PAIRS
+
+
+def next_group_knockout_round(
+    ko_rounds: Sequence[Sequence[KoMatch]], seed: int, best_of: BestOf = 1
+) -> list[Pairing]:
+    """The next round of a group stage's knockout after its first (``ko_rounds``: its rounds
+    so far): the fourth draw when it is down to the 决赛's 8 pairs, else as ``knockout``."""
+    b = bracket_state(ko_rounds, best_of, strict=True)
+    if fourth_draw_due(b):
+        return fourth_draw(b.alive, seed)
+    return next_knockout_round(ko_rounds, best_of)
+
+
+def group_knockout_draws(b: Bracket, seed: int) -> dict[int, dict[str, object]]:
+    """The draws the knockout of ``groups_knockout`` was made by, by bracket round: round 1 is
+    the third draw; the round that the last 8 pairs played after the first (if any) is the
+    fourth, with its lots (each pair's table number) and ``as_drawn`` (the round's pairings
+    are the draw's, in its table-number order: false where they were typed otherwise)."""
+    out: dict[int, dict[str, object]] = {}
+    if not b.ties:
+        return out
+    out[1] = {"number": 3, "text": DRAW_TEXT[3]}
+    for idx, ties in enumerate(b.ties[1:], start=2):
+        pairs = [p for t in ties for p in (t.ew, t.ns) if p is not None]
+        if len(pairs) != FINAL_STAGE_PAIRS:
+            continue
+        order = draw_order(seed, FOURTH_DRAW_SALT, pairs)
+        drawn = adjacent(order)
+        out[idx] = {
+            "number": 4,
+            "text": DRAW_TEXT[4],
+            "salt": FOURTH_DRAW_SALT,
+            "order": order,
+            "lots": [{"pair": p, "table_number": i // 2 + 1} for i, p in enumerate(order)],
+            "as_drawn": [(t.ew, t.ns) for t in ties] == [(x.ew, x.ns) for x in drawn],
+        }
+        break
     return out
 
 

@@ -1311,7 +1311,8 @@ def groups_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int |
             raise ApiError(exc.status, exc.message) from None
     else:
         try:
-            plan = formats.next_knockout_round(ko, formats.BEST_OF[t.format])
+            # the winners of adjacent matches, or the 决赛's fourth draw (000 篇11)
+            plan = formats.next_group_knockout_round(ko, t.lots_seed, formats.BEST_OF[t.format])
         except formats.FormatError as exc:
             raise ApiError(exc.status, exc.message) from None
     number = len(ko) + 1
@@ -1897,10 +1898,14 @@ def bracket_json(s: Session, t: Tournament) -> list[dict[str, Any]] | None:
     """A knockout's rounds for the bracket view (None for other formats): per bracket round
     its meetings in bracket order, with ``stage`` (final, third_place, semi_final, round),
     ``games`` (match ids, one per game: best of 3 has up to three), ``wins`` per side and the
-    ``winner`` once through."""
+    ``winner`` once through. A group stage's knockout: ``draw`` per round, the draw that made
+    it (000 篇11's third, or fourth with its lots: ``formats.group_knockout_draws``) or null."""
     b = bracket_of(s, t)
     if b is None:
         return None
+    draws = (
+        formats.group_knockout_draws(b, t.lots_seed) if t.format in formats.GROUP_FORMATS else None
+    )
     out: list[dict[str, Any]] = []
     for idx, ties in enumerate(b.ties, start=1):
         games = [x for x in ties if x.ns is not None]
@@ -1949,14 +1954,15 @@ def bracket_json(s: Session, t: Tournament) -> list[dict[str, Any]] | None:
                     "stage": "to_repechage",
                 }
             )
-        out.append(
-            {
-                "round": idx,
-                "best_of": ties[0].best_of if ties else 1,
-                "stage": b.stage_of.get(idx, "bracket"),
-                "matches": items,
-            }
-        )
+        row: dict[str, Any] = {
+            "round": idx,
+            "best_of": ties[0].best_of if ties else 1,
+            "stage": b.stage_of.get(idx, "bracket"),
+            "matches": items,
+        }
+        if draws is not None:
+            row["draw"] = draws.get(idx)
+        out.append(row)
     return out
 
 
@@ -2031,6 +2037,12 @@ def export_json(s: Session, t: Tournament) -> dict[str, Any]:
         select(GameTable).where(GameTable.tournament_id == t.id).order_by(GameTable.position)
     ).scalars()
     rounds = rounds_json(s, t.id)
+    bracket_rounds = bracket_json(s, t)
+    bracket = (
+        None
+        if bracket_rounds is None
+        else {"rounds": bracket_rounds, "places": knockout_places(s, t)}
+    )
     deals = s.execute(
         select(Deal, Match.id)
         .join(Match, Deal.match_id == Match.id)
@@ -2049,6 +2061,7 @@ def export_json(s: Session, t: Tournament) -> dict[str, Any]:
             "lots_seed": t.lots_seed,
         },
         "group_stage": groups_json(s, t),
+        "bracket": bracket,
         "pairs": [
             {"number": p.number, "name": p.name, "players": p.players, "club": p.club}
             for p in pairs
