@@ -52,7 +52,12 @@ Sources (../shared/RULES.md "Deal points, matches and events", seeds):
   復賽, drawn anew) it is ``knockout_bo3_sf``: one game a meeting, best of 3 from the
   semi-finals, the final and the match for 3rd place ("敗者進入三四名競爭"). A field that is a
   power of two from the start has no repechage. Standings as ``knockout``; a pair that lost in
-  the repechage went out in the repechage's round.
+  the repechage went out in the repechage's round. The text is silent on a pair that withdraws
+  (退赛) while it sits out into the repechage or waits in it for its match: withdrawn, it would
+  drop out unrecorded and the repechage would be made for one pair fewer, so the scoreboard
+  refuses the withdrawal (409, naming the pair) and says to record its next match as its
+  no-show, which gives its opponent the place; a withdrawn pair drawn to sit a round out, or
+  found in the repechage (withdrawn by an older version), is refused when the round is made.
 - ``groups_knockout``: group stage then knockout, 000 篇11 (万科 "比赛分为初赛、复赛、决赛三个
   阶段" — "小组赛对手均由初赛前抽签决定", "取初赛的前32组参加复赛", "按照淘汰制确定冠、亚、季
   军"). The text's numbers do not agree with each other: 128 players = 64 pairs play the 初赛
@@ -664,7 +669,7 @@ def next_repechage_round(
     n = len(rounds) + 1
     if st.phase == "repechage":
         pool = st.pool
-        if not rounds or n - 1 not in st.bracket.stage_of:  # the first repechage round: drawn
+        if st.bracket.stage_of.get(n - 1) != "repechage":  # the first repechage round: drawn
             pool = draw_order(seed, f"repechage {n}", pool)
         games = min(len(pool) - st.places, len(pool) // 2)
         return adjacent(pool[: 2 * games])

@@ -994,6 +994,9 @@ def edit_pair(
         p.club = club[:200]
     if withdrawn and not p.withdrawn:
         _refuse_unfinished(_unfinished_of(s, tid, pair=p), f"pair {number}")
+        t = get_tournament(s, tid)
+        if t.format == "knockout_repechage" and number in _repechage_waiting(s, t):
+            raise ApiError(409, _repechage_withdrawal(tid, number, made=False))
     if withdrawn is not None:
         p.withdrawn = withdrawn
     s.commit()
@@ -1194,11 +1197,13 @@ def _schedule_field(s: Session, t: Tournament, what: str, refuse_late: bool = Tr
 
 
 def _knockout_field(s: Session, t: Tournament) -> list[int]:
-    """A knockout with repechage's field: round 1's pairs and the pairs not withdrawn (one of
-    them may sit round 1 out into the repechage; more are refused by the replay)."""
+    """A knockout with repechage's field: the pairs that played any of its matches and the
+    pairs not withdrawn (one of them may sit round 1 out into the repechage; more are refused
+    by the replay). A pair that sat round 1 out, played in the repechage and withdrew after
+    is still in the field (else round 1 would be replayed as an even round without it)."""
     pairs = _pairs_by_number(s, t.id)
-    first = _first_round_pairs(s, t) or []
-    return sorted(set(first) | {n for n, p in pairs.items() if not p.withdrawn})
+    played = {n for ms in knockout_rounds(s, t) for m in ms for n in (m.ew, m.ns) if n is not None}
+    return sorted(played | {n for n, p in pairs.items() if not p.withdrawn})
 
 
 def _check_through(
@@ -1216,17 +1221,74 @@ def _check_through(
                 )
 
 
+def _repechage_withdrawal(tid: int, number: int, made: bool) -> str:
+    """Why a pair in the repechage cannot drop out by withdrawing, and what to do (``made``:
+    it has withdrawn already and the next round is being made)."""
+    where = (
+        f"pair {number} {'has withdrawn but is still' if made else 'is'} in the repechage "
+        "(附加赛: it sat a round out into it, or waits there for its next match) with no "
+        "result there yet"
+    )
+    why = (
+        "withdrawn, it would drop out of the repechage unrecorded and the repechage would be "
+        "made for one pair fewer (002 第三篇 '敗者5對與輪空1對抽簽進入附加賽' draws it in)"
+    )
+    first = (
+        f'reinstate it (PATCH /api/v1/tournaments/{tid}/pairs/{number} {{"withdrawn": false}}) '
+        "and make the round"
+        if made
+        else "keep it in until its next match is made"
+    )
+    return (
+        f"{where}: {why}. To record that it leaves: {first}, then record that match as its "
+        'no-show (POST /api/v1/matches/M/override {"result": "ew_no_show" or "ns_no_show"}, '
+        "its side) so its opponent goes through, then withdraw it (退赛)"
+    )
+
+
+def _repechage_waiting(s: Session, t: Tournament) -> set[int]:
+    """The pairs of a knockout with repechage that are in the repechage (sat a round out into
+    it, or wait there for their next match) without a match in play."""
+    field_ = _knockout_field(s, t)
+    if len(field_) < 2:
+        return set()
+    st = formats.repechage_state(
+        knockout_rounds(s, t), field_, formats.BEST_OF[t.format], strict=False
+    )
+    if st.phase == "repechage":
+        return set(st.pool)
+    if st.phase == "main":  # the round a pair sits out into the repechage, not decided yet
+        return set(st.bracket.waiting.get(len(st.bracket.ties), []))
+    return set()
+
+
 def repechage_round(s: Session, t: Tournament) -> list[tuple[str | None, int, int | None]]:
     """The next round of a knockout with repechage (``formats.next_repechage_round``, 002
-    第三篇): a pair that sits a round out into (or through) the repechage has no match."""
+    第三篇): a pair that sits a round out into (or through) the repechage has no match. A
+    withdrawn pair still in the repechage, or one that would sit the round out into it, is
+    refused (409) naming it: it would drop out unrecorded."""
     rounds = knockout_rounds(s, t)
+    field_ = _knockout_field(s, t)
     try:
-        plan = formats.next_repechage_round(
-            rounds, _knockout_field(s, t), t.lots_seed, formats.BEST_OF[t.format]
-        )
+        plan = formats.next_repechage_round(rounds, field_, t.lots_seed, formats.BEST_OF[t.format])
     except formats.FormatError as exc:
         raise ApiError(exc.status, exc.message) from None
     what = "knockout with repechage"
+    pairs = _pairs_by_number(s, t.id)
+    for n in sorted(_repechage_waiting(s, t)):
+        if pairs[n].withdrawn:
+            raise ApiError(409, _repechage_withdrawal(t.id, n, made=True))
+    playing = {n for p in plan for n in (p.ew, p.ns) if n is not None}
+    st = formats.repechage_state(rounds, field_, formats.BEST_OF[t.format], strict=False)
+    if st.phase == "main":
+        for n in st.alive:
+            if n not in playing and pairs[n].withdrawn:
+                raise ApiError(
+                    409,
+                    f"pair {n} would sit round {len(rounds) + 1} out into the repechage "
+                    "(附加赛) but has withdrawn: reinstate it, or set its last match's result "
+                    "to its opponent (a ruling) so the opponent goes on in its place",
+                )
     _check_through(s, t, plan, len(rounds) + 1, what)
     return _on_tables(s, t, plan, f"round {len(rounds) + 1} of the {what}")
 
