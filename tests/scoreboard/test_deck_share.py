@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from kiosk.table.deckfetch import DeckCache, fetch_deck
+from kiosk.table.deckfetch import DeckCache, DeckWatcher, fetch_deck
 from tests.helpers_server import free_port
 
 from .deck_helpers import BASE, CORNERS, CorruptingProxy, make_adapted, make_profile, upload
@@ -182,6 +182,94 @@ def test_damaged_download_is_refused_and_the_last_good_deck_kept(
         proxy.corrupt = False  # the network heals: v2 comes through the same way
         got = fetch_deck(proxy.url, token, table, cache)
         assert got.status == "fetched" and got.version == 2 and got.name == "plastic-2"
+
+
+class _Source:
+    """What the deck watcher swaps on: a live source's detector and frame count."""
+
+    frames = 7
+    frame_hook = None
+
+    def __init__(self, detector: Any) -> None:
+        self.detector = detector
+
+
+class _Pipe:
+    def __init__(self, detector: Any) -> None:
+        self.detector = detector
+
+
+def test_running_kiosk_checks_with_a_304_and_swaps_at_the_boundary(
+    server: Server, tmp_path: Path, files: dict[str, bytes]
+) -> None:
+    """The live swap's check (kiosk/table/deckfetch.py ``DeckWatcher``) on both databases: an
+    unchanged deck is one 304, a new version is downloaded once and goes in only when the
+    table is between deals; a version downloaded damaged is not taken."""
+    t = new_tournament(server, tables=1)
+    tid, table = t["id"], t["tables"][0]
+    token = t["tokens"][table]
+    cache = tmp_path / "deck"
+    assert upload(server.url, tid, files["profile"], files["model"]).status_code == 201
+    start = fetch_deck(server.url, token, table, cache)
+    assert start.version == 1
+    built: list[Path] = []
+
+    def build(profile: Path) -> str:
+        built.append(profile)
+        return f"detector of {profile.parent.name}"
+
+    between = [False]
+    source, pipe = _Source("detector v1"), _Pipe("detector v1")
+    with CorruptingProxy(server.url) as proxy:
+        proxy.corrupt = False
+        watch = DeckWatcher(
+            None,
+            source,
+            proxy.url,
+            token,
+            table,
+            cache,
+            start=start,
+            detector="model",
+            build=build,
+            boundary=lambda: between[0],
+        )
+        assert watch.check_once() == "in force"
+        assert [s for p, s, _n in proxy.requests] == [304]  # If-None-Match: nothing sent
+
+        assert upload(server.url, tid, files["profile2"], files["model"]).status_code == 201
+        proxy.corrupt = True
+        assert watch.check_once() == "kept" and watch.pending is None
+        assert "checksum mismatch" in (watch.problem or "") and watch.failures == 1
+        assert watch.health_fields()["deck_version"] == 1
+
+        proxy.corrupt = False
+        del proxy.requests[:]
+        assert watch.check_once() == "pending" and watch.problem is None
+        assert [p.parent.name for p in built] == [f"v2-{_sha(files['profile2'])[:8]}"]
+        # only the profile came down: the model was held by its SHA-256
+        assert [p for p, s, _n in proxy.requests if s == 200 and "/deck/2/" in p] == [
+            f"/api/v1/tables/{table}/deck/2/profile"
+        ]
+        assert watch.health_fields() == {
+            "deck_source": "shared",
+            "deck_version": 1,
+            "deck_pending": 2,
+            "deck_problem": None,
+        }
+        watch.between_frames(pipe)  # a deal in progress: it waits
+        assert pipe.detector == "detector v1" and watch.in_force.version == 1
+        del proxy.requests[:]
+        assert watch.check_once() == "pending" and len(built) == 1
+        assert [s for p, s, _n in proxy.requests] == [304]
+
+        between[0] = True
+        watch.between_frames(pipe)
+        assert pipe.detector == source.detector == f"detector of {built[0].parent.name}"
+        assert watch.in_force.version == 2 and watch.pending is None and watch.swaps == 1
+        assert watch.health_fields()["deck_version"] == 2
+        assert "shared v2 plastic-2" in watch.health_text()
+        assert watch.check_once() == "in force"
 
 
 def test_unreachable_scoreboard_uses_the_cached_deck(
