@@ -88,6 +88,10 @@ class AdaptSizes:
     scene_size: int = 416
     minutes: float = 20.0  # the whole run; training gets what the data leaves
     min_train_s: float = 60.0
+    #: fine-tuning goes on past the time budget until it has run this many steps: a loaded
+    #: machine takes longer rather than writing an under-trained model (2026-12-04, load 12-18:
+    #: 73 steps in the 20 minutes, less than one pass over the crops)
+    min_steps: int = 600
     batch: int = 64
     lr: float = 0.001
     seed: int = 0
@@ -95,7 +99,7 @@ class AdaptSizes:
     workers: int = 2
 
     def stamp(self) -> dict[str, Any]:
-        keep = ("corners", "scenes", "val_scenes", "scene_size", "batch", "lr", "seed")
+        keep = ("corners", "scenes", "val_scenes", "scene_size", "batch", "lr", "seed", "min_steps")
         return {k: getattr(self, k) for k in keep}
 
 
@@ -109,6 +113,10 @@ class AdaptResult:
     train_crops: int
     seconds: float
     steps: int
+    #: the fine-tuning itself: seconds, torch threads, and the 1-minute load average at its start
+    train_s: float = 0.0
+    threads: int = 0
+    load: float = 0.0
 
 
 # ------------------------------------------------------------------------------ reading with it
@@ -421,8 +429,11 @@ def adapt(
 
     (xtr, ytr), (xva, yva) = _make_data(deck_dir, work, sizes, expand, progress)
     log(f"adapt: {deck.name}: {len(xtr)} training crops, {len(xva)} validation crops")
-    torch.set_num_threads(max(1, sizes.threads))
+    threads, load = _torch_threads(sizes.threads)
+    torch.set_num_threads(threads)
+    t_train = time.time()
     final_pt = _train(base, xtr, ytr, xva, yva, work, sizes, started, log, progress)
+    train_s = time.time() - t_train
 
     # export, then read the validation crops with both files as the runtime would
     tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}.onnx")
@@ -451,7 +462,11 @@ def adapt(
                     "adapted_acc": round(new_acc, 4),
                     "train_crops": int(len(xtr)),
                     "steps": int(ck.get("step", 0)),
+                    "min_steps": sizes.min_steps,
                     "seconds": round(seconds, 1),
+                    "train_seconds": round(train_s, 1),
+                    "threads": threads,
+                    "load": round(load, 2),
                     "seeds": {
                         "val_scenes": SEED_VAL_SCENES + sizes.seed * 100_000,
                         "train_scenes": SEED_TRAIN_SCENES + sizes.seed * 100_000,
@@ -467,9 +482,38 @@ def adapt(
     if accepted:
         rejected.unlink(missing_ok=True)
     _clean(work)
-    return AdaptResult(
-        final, accepted, base_acc, new_acc, len(xva), len(xtr), seconds, int(ck.get("step", 0))
+    steps = int(ck.get("step", 0))
+    log(
+        f"adapt: {steps} steps of {sizes.batch} crops in {train_s / 60:.1f} min of fine-tuning "
+        f"(at least {sizes.min_steps}; {threads} torch thread(s), load {load:.1f} on "
+        f"{os.cpu_count()} cores), {seconds / 60:.1f} min in all"
     )
+    return AdaptResult(
+        final,
+        accepted,
+        base_acc,
+        new_acc,
+        len(xva),
+        len(xtr),
+        seconds,
+        steps,
+        train_s,
+        threads,
+        load,
+    )
+
+
+def _torch_threads(wanted: int) -> tuple[int, float]:
+    """Torch threads for the fine-tuning, and the 1-minute load average: on a machine whose
+    cores are already busy (load >= cores) one thread, since threads that wait for each other
+    are slower than one (2026-12-05, load 10 on 2 cores: 0.83 steps/s with one thread, 0.31
+    with two)."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # not available on this platform
+        load = 0.0
+    cores = os.cpu_count() or 1
+    return (1 if load >= cores else max(1, wanted)), load
 
 
 def _clean(work: Path) -> None:
@@ -505,9 +549,9 @@ def _train(
     log: Callable[[str], None],
     progress: Callable[[str, float, float | None], None],
 ) -> Path:
-    """Fine-tune from ``base`` until the run's time is used (a checkpoint each minute, so a
-    rerun continues); returns the final checkpoint (the validation crops choose nothing: their
-    reading stays a fair figure)."""
+    """Fine-tune from ``base`` until the run's time is used and at least ``sizes.min_steps``
+    steps are run (a checkpoint each minute, so a rerun continues); returns the final
+    checkpoint (the validation crops choose nothing: their reading stays a fair figure)."""
     import torch
     import torch.nn.functional as F
 
@@ -533,11 +577,14 @@ def _train(
         # the run's time, less what the data took and ~1 min for evaluation and export
         budget_s = max(sizes.min_train_s, sizes.minutes * 60 - (time.time() - started) - 60)
         log(f"adapt: base model reads {evaluate(model, xva, yva):.4f} of the validation crops")
-        log(f"adapt: fine-tuning for {budget_s / 60:.1f} min")
+        log(
+            f"adapt: fine-tuning for {budget_s / 60:.1f} min and at least {sizes.min_steps} "
+            "steps (on a loaded machine the steps take longer)"
+        )
     gen = torch.Generator().manual_seed(sizes.seed * 1000 + step)
     rng = np.random.default_rng(sizes.seed * 1000 + step)
     t0 = shown = saved = time.time()
-    start_s = used_s
+    start_s, start_step = used_s, step
 
     def save(path: Path, acc: float = float("nan")) -> None:
         state = {"model": model.state_dict(), "step": step, "used_s": used_s, "val_acc": acc}
@@ -545,10 +592,18 @@ def _train(
         torch.save(state, path.with_suffix(".tmp"))
         path.with_suffix(".tmp").replace(path)
 
+    floor = max(1, sizes.min_steps)
+
+    def done_share() -> float:
+        # the run's progress: the time budget and the steps floor both count, the one further
+        # behind leads (a loaded machine finishes its steps after the time; an idle one keeps
+        # training until the time is used)
+        return min(used_s / budget_s, step / floor)
+
     model.train()
-    while used_s < budget_s:
+    while done_share() < 1.0:
         for group in opt.param_groups:
-            group["lr"] = _lr_at(used_s / budget_s, sizes.lr, warmup=0.03)
+            group["lr"] = _lr_at(done_share(), sizes.lr, warmup=0.03)
         idx = np.sort(rng.integers(0, len(xtr), sizes.batch))
         xb = _augment(torch.from_numpy(classifier_input(xtr[idx])), gen)
         r_t, s_t = _targets(torch.from_numpy(ytr[idx]))
@@ -567,7 +622,9 @@ def _train(
             save(last)
         if now - shown >= 1.0:
             shown = now
-            progress("fine-tuning", used_s / budget_s, budget_s - used_s + 30)
+            rate = (step - start_step) / max(now - t0, 1e-6)
+            left = max(budget_s - used_s, (floor - step) / max(rate, 1e-6))
+            progress("fine-tuning", done_share(), left + 30)
     progress("fine-tuning", 1.0, 0.0)
     acc = evaluate(model, xva, yva)
     log(f"adapt: {step} steps, validation {acc:.4f} (torch)")

@@ -27,7 +27,9 @@ from vision.synth.video import _cv_face  # noqa: E402
 
 BASE = DEFAULT_MODEL.parent / "card-classes.onnx"
 ROOT = Path(__file__).resolve().parents[2]
-TINY = dict(corners=40, scenes=2, val_scenes=2, minutes=0.01, min_train_s=4.0, threads=1)
+TINY = dict(
+    corners=40, scenes=2, val_scenes=2, minutes=0.01, min_train_s=4.0, threads=1, min_steps=1
+)
 
 
 def _deck(folder: Path, name: str = "tiny") -> Path:
@@ -57,13 +59,12 @@ def adapted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ad.AdaptRes
     deck = _deck(tmp / "tiny")
     profile = _profile(tmp / "deck.json")
     lines: list[str] = []
+    # half a second of time budget and a floor of 12 steps: the floor decides how long it trains
+    sizes = ad.AdaptSizes(**{**TINY, "min_train_s": 0.5, "min_steps": 12})  # type: ignore[arg-type]
     res = ad.adapt(
-        deck,
-        ad.adapted_beside(profile),
-        sizes=ad.AdaptSizes(**TINY),  # type: ignore[arg-type]
-        log=lines.append,
-        progress=lambda *a: None,
+        deck, ad.adapted_beside(profile), sizes=sizes, log=lines.append, progress=lambda *a: None
     )
+    res.lines = lines  # type: ignore[attr-defined]
     return profile, res
 
 
@@ -83,6 +84,10 @@ def test_adapt_writes_a_classifier_with_its_metadata(adapted: tuple[Path, ad.Ada
     assert meta["guandan_adapted_accepted"] == ("1" if res.adapted_acc >= res.base_acc else "0")
     # the figure in the file is the exported file's own reading of the validation crops
     assert res.steps > 0
+    # a loaded machine trains longer, not less: the steps floor, not the time, ended the run
+    assert res.steps == val["steps"] == 12 and val["min_steps"] == 12
+    assert res.threads >= 1 and val["threads"] == res.threads
+    assert any("12 steps of 64 crops" in m and "at least 12" in m for m in res.lines)  # type: ignore[attr-defined]
     assert not (res.out.parent / (res.out.name + ".work")).exists()  # work folder cleaned up
 
 
