@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
@@ -900,9 +900,9 @@ class Referee(Decoder):
         #: sends the referee back into it: ``_gone_at_end``)
         self._prev_snap: tuple[int, _Core] | None = None
         #: plays taken as a seat's last this deal (``_gone``, ``_gone_at_end`` at a clearing):
-        #: (observation index, the observation as read, at the deal's end); undone when the
-        #: seat plays or passes again, or (at the end) the table plays on in that deal
-        self._gone_fixes: list[tuple[int, Observation, bool]] = []
+        #: (the reading put in, the one before, at the deal's end); undone when the seat plays
+        #: or passes again, or (at the end) the table plays on in that deal
+        self._gone_fixes: list[tuple[Observation, Observation, bool]] = []
         #: this deal's ``glimpse`` observations: cards seen too faintly to count, kept for
         #: hindsight alone (``_won_unseen``)
         self._glimpses: list[Observation] = []
@@ -1009,7 +1009,6 @@ class Referee(Decoder):
             )
         k = self._origin[pos]
         new_obs = self._obs[:k] + list(obs.replacement) + self._obs[k + 1 :]
-        shift = len(obs.replacement) - 1
         first_k = self._origin.index(k) if k in self._origin else pos
         data: dict[str, Any] = {
             "target": obs.replaces,
@@ -1019,7 +1018,7 @@ class Referee(Decoder):
         }
         if "reason" in obs.extra:
             data["reason"] = obs.extra["reason"]
-        return self._rewrite(obs.t, new_obs, k, first_k, data, lambda i: i + shift if i > k else i)
+        return self._rewrite(obs.t, new_obs, k, first_k, data)
 
     def _rewrite(
         self,
@@ -1028,14 +1027,12 @@ class Referee(Decoder):
         k: int,
         first_k: int,
         extra: Mapping[str, Any],
-        remap: Callable[[int], int],
     ) -> list[Event]:
         """The effective observations become ``new_obs`` (the same as before up to index
         ``k``): a fresh core runs them, and a ``correction`` event at ``t`` replaces the first
         effective event (at or after position ``first_k`` at the latest) that then differs,
         followed by the new continuation. ``extra``: the correction's fields besides
-        ``replaces``, ``by`` and ``voids``; ``remap``: old observation index -> new."""
-        self._gone_fixes = [(remap(i), o, e) for i, o, e in self._gone_fixes]
+        ``replaces``, ``by`` and ``voids``."""
         core = self._new_core()
         payloads: list[_Payload] = []
         for i, o in enumerate(new_obs):
@@ -1070,7 +1067,7 @@ class Referee(Decoder):
         if self._prev_snap is not None and k < self._prev_snap[0]:
             self._prev_snap = None
         if self._deal_snap is not None and k < self._deal_snap[0]:
-            at = remap(self._deal_snap[0])
+            at = max(i for i, o in enumerate(new_obs) if o.type == "deal_start")
             self._deal_snap = None
             self._deal_snap = (at, self._core_before(at))
         return out

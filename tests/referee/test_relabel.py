@@ -38,7 +38,7 @@ def test_a_card_read_anew_settles_the_referees_bet_on_a_third_copy() -> None:
     assert [e for e in out if e.type == "correction"]  # the bet
     assert plays(t)[0] == ("S", sorted("S3 C3 H3 S7 S7".split()))
     out = t.do("played", step=5.0, seat="E", cards=["C3"], was=["S3"])
-    assert [e.type for e in out if e.type == "correction"] == ["correction", "correction"]
+    assert [e.type for e in out if e.type == "correction"] == ["correction"]  # one for both
     assert plays(t) == [
         ("S", sorted("S3 S3 H3 S7 S7".split())),
         ("E", sorted("C3 C3 S9 H9 D9".split())),
