@@ -59,6 +59,8 @@ DECK_GRACE_S = 300.0
 DECK_SOURCES = ("shared", "shipped", "own")
 #: the deck text of a kiosk that reports no ``deck_source`` (before the field): "... shared v3"
 _SHARED_TEXT = re.compile(r"\bshared\b.*?\bv(\d+)\b")
+#: a kiosk's deck problem starts by naming the version, which the reason names already
+_PROBLEM_HEAD = re.compile(r"^deck v\d+ (?:not taken|refused): ")
 #: Kiosk alarms that are not a reason of their own here: the report's numbers already say it
 #: (``network``: the kiosk reached us; ``rejected``/``match``: the refused/held counts).
 _ALARMS_COVERED = {"network", "scoreboard", "rejected", "match", "camera", "disk"}
@@ -204,13 +206,15 @@ def deck_reason(state: dict[str, Any]) -> Reason:
     else:
         en, zh = f"deck v{have}, current is v{cur}", f"牌组版本 {have}，当前 {cur}"
     behind = state.get("behind_s")
-    problem = str(state.get("problem") or "")[:120]
+    problem = _PROBLEM_HEAD.sub("", str(state.get("problem") or ""))
+    if len(problem) > 100:
+        problem = problem[:99] + "…"
     if state.get("pending") == cur:
         en += ": downloaded, taken up when the deal in progress ends"
         zh += "：已下载，本局结束后启用"
     elif problem:
         en += f": the kiosk did not take it ({problem})"
-        zh += f"：本桌未采用新版本（{problem}）"
+        zh += "：本桌未采用新版本（原因见英文）"
     elif behind is not None and behind >= DECK_GRACE_S:
         en += (
             f": still not taken up {_minutes(behind)} after the upload; look at the kiosk "

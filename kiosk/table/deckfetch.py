@@ -654,9 +654,8 @@ class DeckWatcher:
         self.last = got
         if got.status == "kept":  # the newest failed its checks: the deck in force stays
             self.failures = min(self.failures + 1, 10)
-            why = got.message.split("; reading with", 1)[0]
-            self.problem = f"{why}; reading on with {self._in_force_text()}"
-            self._line(f"deck: {self.problem}", warn=True)
+            self.problem = got.message.split("; reading with", 1)[0]
+            self._line(f"deck: {self.problem}; reading on with {self._in_force_text()}", True)
             return got.status
         self.failures = 0
         if got.status in ("cached", "unavailable"):  # not asked: nothing changes
@@ -684,10 +683,13 @@ class DeckWatcher:
             except Exception as exc:  # noqa: BLE001 - PipelineError, onnxruntime's own
                 why = f"the detector cannot read with it ({type(exc).__name__}: {exc})"
         if why is not None:
-            msg = f"deck {got.short()} not taken: {why}; reading on with {self._in_force_text()}"
+            msg = f"deck v{got.version} not taken: {why}"
             self.refused[key] = msg
             self.problem = msg
-            self._line(f"deck: {msg}", warn=True)
+            self._line(
+                f"deck: {got.short()} not taken: {why}; reading on with {self._in_force_text()}",
+                warn=True,
+            )
             return "refused"
         with self._lock:
             self.pending = (got, det)
