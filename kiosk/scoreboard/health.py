@@ -60,7 +60,7 @@ DECK_SOURCES = ("shared", "shipped", "own")
 #: the deck text of a kiosk that reports no ``deck_source`` (before the field): "... shared v3"
 _SHARED_TEXT = re.compile(r"\bshared\b.*?\bv(\d+)\b")
 #: a kiosk's deck problem starts by naming the version, which the reason names already
-_PROBLEM_HEAD = re.compile(r"^deck v\d+ (?:not taken|refused): ")
+_PROBLEM_HEAD = re.compile(r"^deck v\d+\b[^:]*?\b(?:not taken|refused|not used): ")
 #: Kiosk alarms that are not a reason of their own here: the report's numbers already say it
 #: (``network``: the kiosk reached us; ``rejected``/``match``: the refused/held counts).
 _ALARMS_COVERED = {"network", "scoreboard", "rejected", "match", "camera", "disk"}

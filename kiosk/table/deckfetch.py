@@ -715,14 +715,15 @@ class DeckWatcher:
                     self._waiting_said = True
                     self._line(f"deck: {pending[0].short()} waits for the deal in progress to end")
                 return
-            self._swap(pipe, *pending)
+            self._swap(pipe, pending)
         except Exception as exc:  # noqa: BLE001 - the camera loop must go on
             self.problem = f"deck swap failed: {type(exc).__name__}: {exc}"
             log.exception("deck swap failed")
             with self._lock:
                 self.pending = None
 
-    def _swap(self, pipe: Any, got: DeckFetch, det: Any) -> None:
+    def _swap(self, pipe: Any, pending: tuple[DeckFetch, Any]) -> None:
+        got, det = pending
         was = self._in_force_text()
         pipe.detector = det
         report = getattr(pipe, "report", None)
@@ -731,7 +732,8 @@ class DeckWatcher:
         self.source.detector = det
         with self._lock:
             self.in_force = got
-            self.pending = None
+            if self.pending is pending:  # not one newer, downloaded meanwhile
+                self.pending = None
         self.swaps += 1
         frame = getattr(self.source, "frames", None)
         self._line(
