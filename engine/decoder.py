@@ -462,7 +462,7 @@ class Decoder:
                 self._gone(),
             ]
         if any(_deal_over_signal(e.type, e.data) for e in out):
-            alts.append(self._gone_at_end(idx))
+            alts.append(self._gone(idx))
         # a third copy is re-read as it comes (``camera``) or flagged: which reading is wrong?
         third = any(
             (e.type == "play" and "camera" in e.data)
@@ -1007,72 +1007,39 @@ class Decoder:
                 fix2 = self._fix(o, cards, why2, [str(c) for c in o.cards])
                 yield Alt(k, {k: [fix1], idx: [fix2]}, cost, f"{why1}; then {why2}")
 
-    def _gone(self) -> Iterator[Alt]:
-        """The seat on turn holds few cards by the count (``GONE_MAX_LEFT``) and the table plays
-        on without it: its last play, a camera reading within ``GONE_WINDOW``, emptied its hand,
-        the cards it still held having gone down unseen (court cards without an index, a pair
-        read as one)."""
-        d = self._core._live_deal()
-        seat = None if d is None else d.turn
-        if d is None or seat is None or not 0 < d.counts[seat] <= GONE_MAX_LEFT:
-            return
-        pos = self._last_camera_play(seat, d.number, len(self._obs))
-        k = None if pos is None else self._origin[pos]
-        if (
-            k is None
-            or sum(1 for x in self._obs[k + 1 :] if x.type in ("played", "pass")) > GONE_WINDOW
-        ):
-            return
-        if self._clashes_since(k) < HINDSIGHT_GAIN:
-            return
-        o = self._obs[k]
-        bd = self._core_before(k)._live_deal()
-        rest = 0 if bd is None or bd.turn != seat else bd.counts[seat] - len(o.cards)
-        if rest > 0:
-            why = (
-                f"{seat} still held {rest} cards by the count after {_text(o.cards)}, and the "
-                f"table played on as if {seat} had gone out: taken as {seat}'s last play, {rest} "
-                "cards having gone down unseen"
-            )
-            if "reread" in o.extra:
-                why = f"{o.extra['reread']}; then {why}"
-            fix = self._fix(o, o.cards, why, doubts=o.doubts, rest_unseen=True)
-            yield Alt(
-                k,
-                {k: [fix]},
-                GONE_CARD_COST * rest,
-                why,
-                then=lambda: self._gone_fixes.append((fix, o, False)),
-            )
-
-    def _gone_at_end(self, idx: int) -> Iterator[Alt]:
-        """The table ended the deal (observation ``idx``: a new deal, or a clearing with a seat
-        to answer) while by the counts no team is out: the players still in of the team holding
-        fewest cards (each at most ``GONE_MAX_LEFT``) went out with their last camera plays
-        (one illegal as read read again, cheapest legal reading first), the rest unseen."""
-        core = self._core_before(idx)
-        d = core._live_deal()
+    def _gone(self, end: int | None = None) -> Iterator[Alt]:
+        """The table plays on without the seat on turn, or (``end``: the observation by which
+        the table ended the deal, a new deal or a clearing with a seat to answer) without a
+        team's players still in: each holds few cards by the count (``GONE_MAX_LEFT``), and its
+        last camera play, within ``GONE_WINDOW``, emptied its hand, the rest having gone down
+        unseen (court cards without an index, a pair read as one). At a deal's end a play
+        illegal as read is read again, its legal readings cheapest first."""
+        at = len(self._obs) if end is None else end
+        d = (self._core if end is None else self._core_before(end))._live_deal()
         if d is None:
             return
+        teams = [[d.turn]] if end is None else [[s for s in t if s not in d.order] for t in TEAMS]
         best: tuple[int, list[int]] | None = None
-        for team in TEAMS:
-            need = [s for s in team if s not in d.order]
-            if not need or any(not 0 < d.counts[s] <= GONE_MAX_LEFT for s in need):
+        for need in teams:
+            if not need or any(s is None or not 0 < d.counts[s] <= GONE_MAX_LEFT for s in need):
                 continue
-            pos = [self._last_camera_play(s, d.number, idx, legal_only=False) for s in need]
-            unseen = sum(d.counts[s] for s in need)
+            pos = [self._last_camera_play(str(s), d.number, at, end is None) for s in need]
+            unseen = sum(d.counts[str(s)] for s in need)
             if all(p is not None for p in pos) and (best is None or unseen < best[0]):
                 best = (unseen, sorted(p for p in pos if p is not None))
         if best is None:
             return
         ks = [self._origin[p] for p in best[1]]
+        if sum(1 for x in self._obs[ks[0] + 1 :] if x.type in ("played", "pass")) > GONE_WINDOW:
+            return
         legal = {
             k: self._effective[p].data.get("legal") is not False
             for k, p in zip(ks, best[1], strict=True)
         }
-        if self._obs[idx].type == "trick_cleared":
+        cleared = end is not None and self._obs[end].type == "trick_cleared"
+        if cleared and end is not None:
             # the deal's last trick: cleared right after the play, nobody answering
-            if any(o.type in ("pass", "played") for o in self._obs[ks[-1] + 1 : idx]):
+            if any(o.type in ("pass", "played") for o in self._obs[ks[-1] + 1 : end]):
                 return
             if legal[ks[-1]] and self._obs[ks[-1]].seat != d.owner:
                 return
@@ -1087,15 +1054,14 @@ class Decoder:
                     return
                 readings = self._legal_readings(before, bd, o.seat, o)
             opts = []
-            for cs, cost, changes in readings[:_HINDSIGHT_TRIES]:
-                how = (
-                    f"re-read as {_text(sort_cards(cs))} ({', '.join(changes)}; cost {cost:.2f}); "
-                )
+            for cs, cost, changes in readings:
+                how = f"re-read as {_text(sort_cards(cs))} ({', '.join(changes)}; cost {cost:.2f})"
                 why = (
-                    f"the table ended the deal while {o.seat} still held cards by the count "
-                    f"after the camera's {_text(o.extra.get('camera', o.cards))}: "
-                    f"{how if changes else ''}taken as {o.seat}'s last play, the rest having "
-                    "gone down unseen"
+                    f"{o.seat} still held {d.counts[str(o.seat)]} cards by the count after the "
+                    f"camera's {_text(o.extra.get('camera', o.cards))}, and the table "
+                    f"{'played on' if end is None else 'ended the deal'} as if {o.seat} had gone "
+                    f"out: {how + '; ' if changes else ''}taken as {o.seat}'s last play, the rest "
+                    "having gone down unseen"
                 )
                 if "reread" in o.extra:
                     why = f"{o.extra['reread']}; then {why}"
@@ -1104,21 +1070,18 @@ class Decoder:
             if not opts:
                 return
             options.append(opts)
-        at_end = self._obs[idx].type == "trick_cleared"
         for combo in product(*options):
             fixes = {k: [fix] for k, (fix, _) in zip(ks, combo, strict=True)}
-            then = (
-                (
-                    lambda f=fixes: self._gone_fixes.extend(
-                        (x[0], self._obs[k], True) for k, x in f.items()
-                    )
-                )
-                if at_end
-                else None
-            )
+            then = None
+            if end is None or cleared:
+                gone = [(x[0], self._obs[k], cleared) for k, x in fixes.items()]
+                then = lambda g=gone: self._gone_fixes.extend(g)  # noqa: E731
             why = "; ".join(str(f[0].extra["reread"]) for f in fixes.values())
             cost = GONE_CARD_COST * best[0] + sum(c for _, c in combo)
-            yield Alt(ks[0], fixes, cost, why, gain=1, counts=_deal_over_signal, then=then)
+            if end is None:
+                yield Alt(ks[0], fixes, cost, why, then=then)
+            else:
+                yield Alt(ks[0], fixes, cost, why, 1, _deal_over_signal, then)
 
     def _undo_gone(
         self, undo: list[tuple[Observation, Observation, bool]], t: float

@@ -387,7 +387,7 @@ def test_a_seat_the_table_plays_on_without_is_taken_as_gone_out_unseen() -> None
     assert [f["kind"] for f in t.fouls()] == ["out_of_turn"]
     out = t.pass_("S")
     (corr,) = [e for e in out if e.type == "correction"]
-    assert "taken as E's last play, 6 cards having gone down unseen" in corr["reason"]
+    assert "E still held 6 cards" in corr["reason"] and "taken as E's last play" in corr["reason"]
     events = effective_events(t.ref.events)
     assert not [e for e in events if e.type == "foul"]
     (last,) = [e for e in events if e.type == "play" and e.data["cards"] == ["HA", "HA"]]
@@ -445,7 +445,7 @@ def test_the_table_ending_the_deal_takes_the_last_player_as_gone_out_unseen() ->
     out = t.do("trick_cleared")
     corr = [e for e in out if e.type == "correction"]
     assert (
-        len(corr) == 1 and "the table ended the deal while E still held cards" in corr[0]["reason"]
+        len(corr) == 1 and "the table ended the deal as if E had gone out" in corr[0]["reason"]
     )
     events = effective_events(t.ref.events)
     (ended,) = [e for e in events if e.type == "deal_ended"]
