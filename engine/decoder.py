@@ -454,13 +454,13 @@ class Decoder:
         if any(_clash(e.type, e.data) for e in out):
             alts.append(self._seen_again(idx, out))
             for k, why in self._window(idx):  # the oldest first: later ones may be its echoes
-                alts.append(self._unseen(k) if why == "unseen" else self._reread_at(k, why))
-            alts += [
-                self._late_in_next(idx),
-                self._won_unseen(idx),
-                self._played_glimpsed(obs.t),
-                self._gone(),
-            ]
+                seat = self._obs[k].seat
+                alts.append(
+                    self._put_in(k, seat, self._obs[k].t)
+                    if why == "unseen"
+                    else self._reread_at(k, why)
+                )
+            alts += [self._late_in_next(idx), self._unseen(idx), self._gone()]
         if any(_deal_over_signal(e.type, e.data) for e in out):
             alts.append(self._gone(idx))
         # a third copy is re-read as it comes (``camera``) or flagged: which reading is wrong?
@@ -724,111 +724,70 @@ class Decoder:
             )
             yield Alt(k, {k: [self._fix(o, cards, text, [str(c) for c in o.cards])]}, cost, text)
 
-    def _put_in(self, k: int, seat: str, cards: Sequence[Card], at: float, why: str) -> Alt:
-        """A play by ``seat`` of ``cards`` at ``at`` that the camera did not count (``camera``
-        empty), put in before observation ``k``, weighed by clashes or third copies."""
-        extra = {"camera": [], "reread": why}
-        play = Observation(at, "played", seat=seat, cards=tuple(cards), extra=extra)
-        return Alt(k, {k: [play, self._obs[k]]}, UNSEEN_COST, why, counts=_strain)
+    def _unseen(self, idx: int) -> Iterator[Alt]:
+        """Where a play the camera did not count may lie: after the top of a trick the table
+        cleared, when camera play ``idx`` leads next by the seat that was on turn (it answered
+        unseen: seed 9909), and before the first observation after a glimpse of the seat on turn
+        now (seed 9501); each a single play (``_put_in``)."""
+        o = self._obs[idx]
+        c = next((j for j in range(idx - 1, -1, -1) if self._obs[j].type in _TURN_OBS), None)
+        if (
+            o.type == "played"
+            and o.doubts
+            and c is not None
+            and self._obs[c].type == "trick_cleared"
+        ):
+            d = self._core_before(c)._live_deal()
+            top = None if d is None or d.owner is None else self._last_play(d.owner, d.number, c)
+            if d is not None and top is not None and d.turn == o.seat:
+                yield from self._put_in(self._origin[top] + 1, None, self._obs[c].t)
+        d = self._core._live_deal()
+        t0 = self._trick_top_t(self._core, len(self._obs))
+        g = None if d is None or t0 is None else self._glimpsed(self._core, d, t0, o.t)
+        k = None if g is None else next((j for j, x in enumerate(self._obs) if x.t > g.t), None)
+        if k is not None:
+            yield from self._put_in(k, None, o.t)
 
-    def _unseen(self, k: int) -> Iterator[Alt]:
-        """Camera play ``k`` out of turn: the seats on turn before it passed (a pass lamp not
-        seen) or played what the camera glimpsed in their zone (seed 9901), unseen."""
+    def _put_in(self, k: int, stop: str | None, until: float) -> Iterator[Alt]:
+        """Turns the camera did not see (``UNSEEN_COST`` each), put in before observation ``k``:
+        from the state before it, the seat on turn played what the camera glimpsed in its zone
+        since the trick's last play, at most at ``until`` (``_glimpsed``), or passed (a lamp not
+        seen) - until seat ``stop`` is on turn, for a camera play ``k`` out of turn (seed 9901);
+        with no ``stop``, one play: the only answer short of a bomb (``_ONLY_ANSWER``), else
+        what was glimpsed."""
         o = self._obs[k]
-        if o.seat is None or self._first_pos(k) is None or self._clashes_since(k) < HINDSIGHT_GAIN:
+        if self._first_pos(k) is None or self._clashes_since(k, _strain) < HINDSIGHT_GAIN:
             return
-        before = self._core_before(k)
-        trial = self._copy_core(before)
-        t0 = self._trick_top_t(before, k)
+        trial = self._core_before(k)
+        t0 = self._trick_top_t(trial, k)
         put: list[Observation] = []
-        for _ in range(_UNSEEN_SEATS):
+        why: list[str] = []
+        for _ in range(_UNSEEN_SEATS if stop else 1):
             d = trial._live_deal()
-            if d is None or d.turn is None or d.turn == o.seat or d.top is None:
+            seat = None if d is None else d.turn
+            if d is None or d.top is None or seat is None or seat == stop:
                 break
-            g = None if t0 is None else self._glimpsed(trial, d, t0, o.t)
-            p = (
-                Observation(o.t, "pass", seat=d.turn, extra={"unseen": True})
-                if g is None
-                else Observation(g.t, "played", seat=d.turn, cards=g.cards, extra={"camera": []})
-            )
+            g = None if t0 is None else self._glimpsed(trial, d, t0, until)
+            cards, at = (None, o.t) if g is None else (g.cards, min(g.t, o.t))
+            how = "" if g is None else f"which the camera glimpsed there at t={g.t:g}"
+            if stop is None and tuple(d.top.cards) in _ONLY_ANSWER:
+                cards, at = _ONLY_ANSWER[tuple(d.top.cards)], o.t
+                how = "the only answer short of a bomb, and the camera did not see it"
+            if cards is None and stop is None or cards and d.counts[seat] < len(cards):
+                return
+            why.append(f"{seat} played {_text(cards)}, {how}" if cards else f"{seat} passed")
+            p = Observation(at, "pass", seat=seat, extra={"unseen": True})
+            if cards:
+                extra = {"camera": [], "reread": f"the camera did not count it: {why[-1]}"}
+                p = Observation(at, "played", seat=seat, cards=tuple(cards), extra=extra)
             if any(_clash(pl.type, pl.data) for pl in trial.feed(p, k)):
                 return
             put.append(p)
         d = trial._live_deal()
-        if not put or d is None or d.turn != o.seat:
-            return
-        seats = " and ".join(str(p.seat) for p in put)
-        taken = " and ".join(
-            f"{p.seat} taken as passing"
-            if p.type == "pass"
-            else f"{p.seat} taken as playing {_text(p.cards)} (glimpsed at t={p.t:g})"
-            for p in put
-        )
-        why = (
-            f"{o.seat} played out of turn as seen, and the table played on as if {seats} had "
-            f"played or passed: {taken} (a play or a pass the camera did not see)"
-        )
-        head = [p if p.type == "pass" else self._fix(p, p.cards, why, []) for p in put]
-        yield Alt(k, {k: [*head, o]}, UNSEEN_COST * len(put), why)
-
-    def _won_unseen(self, idx: int) -> Iterator[Alt]:
-        """Camera play ``idx`` leads after the table cleared a trick on which its seat was on
-        turn: it answered unseen, with the only answer short of a bomb (``_ONLY_ANSWER``) or
-        what the camera glimpsed in its zone before the clearing (seed 9909)."""
-        o = self._obs[idx]
-        if o.type != "played" or o.seat is None or not o.doubts:
-            return
-        c = next((j for j in range(idx - 1, -1, -1) if self._obs[j].type in _TURN_OBS), None)
-        if c is None or self._obs[c].type != "trick_cleared":
-            return
-        cleared = self._core_before(c)
-        d = cleared._live_deal()
-        if d is None or d.turn != o.seat or d.top is None or d.owner is None:
-            return
-        top = self._last_play(d.owner, d.number, c)
-        if top is None:
-            return
-        k = self._origin[top] + 1  # the seat came on turn with the observation after the top
-        answer, at = _ONLY_ANSWER.get(tuple(d.top.cards)), self._obs[k].t
-        how = "the only answer short of a bomb, and the camera did not see it"
-        if answer is None:
-            g = self._glimpsed(cleared, d, self._obs[k - 1].t, self._obs[c].t)
-            if g is None:
-                return
-            answer, at = g.cards, min(g.t, at)
-            how = f"which the camera glimpsed there at t={g.t:g} but too faintly to count"
-        if d.counts[o.seat] < len(answer) or self._first_pos(k) is None:
-            return
-        why = (
-            f"{o.seat} leads after the table cleared {d.owner}'s {_text(d.top.cards)} that the "
-            f"others passed: {o.seat} played {_text(answer)}, {how}"
-        )
-        yield self._put_in(k, o.seat, answer, at, why)
-
-    def _played_glimpsed(self, t: float) -> Iterator[Alt]:
-        """The seat on turn played what the camera glimpsed in its zone since the trick's last
-        play, and the table played on as if it had (seed 9501)."""
-        d = self._core._live_deal()
-        t0 = self._trick_top_t(self._core, len(self._obs))
-        g = None if d is None or t0 is None else self._glimpsed(self._core, d, t0, t)
-        if g is None or g.seat is None:
-            return
-        k = next((j for j, o in enumerate(self._obs) if o.t > g.t), None)
-        if k is None or self._first_pos(k) is None:
-            return
-        if self._clashes_since(k, _strain) < HINDSIGHT_GAIN:
-            return
-        before = self._core_before(k)
-        db = before._live_deal()
-        if db is None or db.turn != g.seat or db.counts[g.seat] < len(g.cards):
-            return
-        if before._legal(db, g.seat, list(g.cards)):
-            why = (
-                f"{g.seat} was on turn and the table played on as if it had played: {g.seat} "
-                f"played {_text(g.cards)}, which the camera glimpsed there at t={g.t:g} but too "
-                "faintly to count"
-            )
-            yield self._put_in(k, g.seat, g.cards, g.t, why)
+        if put and (stop is None or (d is not None and d.turn == stop)):
+            text = "; ".join(why)
+            text = f"the table played on as if turns had been taken that the camera missed: {text}"
+            yield Alt(k, {k: [*put, o]}, UNSEEN_COST * len(put), text, counts=_strain)
 
     def _trick_top_t(self, core: RulesCore, k: int) -> float | None:
         """When the trick's last play in ``core``'s deal (before ``k``) was observed."""

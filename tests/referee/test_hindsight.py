@@ -335,7 +335,7 @@ def test_a_play_the_camera_missed_is_taken_as_a_pass_when_the_table_played_on() 
     assert [f["kind"] for f in t.fouls()] == ["out_of_turn"]
     out = cam(t, "W", "DA")
     (corr,) = [e for e in out if e.type == "correction"]
-    assert "E taken as passing" in corr["reason"]
+    assert "E passed" in corr["reason"]
     kinds = [(e.type, e.data.get("seat")) for e in effective_events(t.ref.events)]
     assert kinds[1:] == [("play", "S"), ("pass", "E"), ("play", "N"), ("play", "W")]
     assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
@@ -812,7 +812,7 @@ def test_a_glimpsed_play_is_taken_when_the_table_played_on() -> None:
     glimpsed: a correction puts E's HR before N's bomb (seed 9901, where it had been a pass)."""
     t, seen, out = glimpsed_then_bombed("SB", "HR")
     (corr,) = [e for e in out if e.type == "correction"]
-    assert f"E taken as playing HR (glimpsed at t={seen:g})" in corr["reason"]
+    assert f"E played HR, which the camera glimpsed there at t={seen:g}" in corr["reason"]
     plays = in_effect(t, "play")
     assert [(p["seat"], p["cards"]) for p in plays] == [
         ("S", ["SB"]),
@@ -833,7 +833,7 @@ def test_one_joker_glimpsed_on_a_pair_is_the_pair_of_jokers() -> None:
     pair of big ones beats nothing and is no play."""
     t, seen, out = glimpsed_then_bombed("SA SA", "HR")
     (corr,) = [e for e in out if e.type == "correction"]
-    assert f"E taken as playing HR HR (glimpsed at t={seen:g})" in corr["reason"]
+    assert f"E played HR HR, which the camera glimpsed there at t={seen:g}" in corr["reason"]
     plays = in_effect(t, "play")
     assert [(p["seat"], p["cards"]) for p in plays][1] == ("E", ["HR", "HR"])
     assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
