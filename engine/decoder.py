@@ -109,83 +109,29 @@ class Cost(NamedTuple):
 #: likely to the camera as its first), windows in observations. A new kind of camera error
 #: should need a row here and a generator of alternatives, not a new branch.
 COSTS: Final[Mapping[str, Cost]] = {
-    "REREAD_BUDGET": Cost(
-        3.0,
-        "a play illegal as read is re-read as it comes, the cheapest legal reading within this: "
-        "players seldom play illegally, a classifier slip on a tiny index is common",
-    ),
+    "REREAD_BUDGET": Cost(3.0, "an illegal play re-read as it comes: a slip on an index is common"),
     "REREAD_BUDGET_IMPOSSIBLE": Cost(
-        10.0,
-        "the budget when the reading cannot be true (three copies of a card in one play): the "
-        "camera is wrong for sure, any runner-up it kept may be the truth",
+        10.0, "... when the reading cannot be (three copies in a play)"
     ),
-    "HINDSIGHT_BUDGET": Cost(
-        10.0, "a suspect read again in hindsight: its readings up to this cost are tried"
-    ),
+    "HINDSIGHT_BUDGET": Cost(10.0, "a suspect read again in hindsight: readings up to this cost"),
     "EXTRA_CARD_COST": Cost(3.0, "one card seen that was not there (a ghost index beside a fan)"),
-    "MISSED_CARD_COST": Cost(
-        3.0,
-        "one card not seen (an index under another card): which one, ``_missed_cards``; two "
-        "for a joker bomb read as one small and one big joker",
-    ),
-    "HINDSIGHT_GAIN": Cost(
-        2,
-        "clashes a look back must remove: a real foul clashes once either way and stays",
-    ),
-    "HINDSIGHT_WINDOW": Cost(
-        10, "plays and passes after a suspect within which the table's clashes re-read it"
-    ),
-    "GONE_MAX_LEFT": Cost(
-        8,
-        "a seat the table plays on without may have gone out unseen when it holds at most this "
-        "many cards by the count (last cards the camera could not name, a pair read as one)",
-    ),
-    "GONE_WINDOW": Cost(
-        40,
-        "... and its last camera play lies at most this many plays and passes back: court cards "
-        "without an index may go unread for many rounds (bench 2026-11-30)",
-    ),
-    "SWAP_MARGIN": Cost(
-        0.5,
-        "a third copy: an earlier play's reading is taken as the misread instead of this one's "
-        "when its runner-up costs at least this much less",
-    ),
+    "MISSED_CARD_COST": Cost(3.0, "one card not seen (an index under another card): _missed_cards"),
+    "HINDSIGHT_GAIN": Cost(2, "clashes a look back must remove: a real foul clashes either way"),
+    "HINDSIGHT_WINDOW": Cost(10, "plays and passes after a suspect within which it is re-read"),
+    "GONE_MAX_LEFT": Cost(8, "cards by the count a seat gone out unseen may have held at most"),
+    "GONE_WINDOW": Cost(40, "plays and passes back to its last play (court cards go unread long)"),
+    "SWAP_MARGIN": Cost(0.5, "a third copy: an earlier reading is the misread when this cheaper"),
     "SWAP_MAX_COST": Cost(5.0, "runner-ups dearer than this are not tried on an earlier play"),
     "LATE_MAX": Cost(2, "cards of a seat's play tried as cards of its last play, seen late"),
-    "REORDER_S": Cost(
-        5.0,
-        "seconds within which plays and passes of different seats may have come in either "
-        "order: a play is reported when its cards settle, a pass lamp at once (issue 41)",
-    ),
+    "REORDER_S": Cost(5.0, "seconds within which two seats' turns may have come either way"),
     "REORDER_SPAN": Cost(8, "the latest observations of the deal run again in other orders"),
     "REORDER_BEAM": Cost(6, "orders kept at once in the reorder beam"),
-    "CLASH_COST": Cost(
-        10.0,
-        "the rules' cost of a clash: the table's own continuation is strong evidence, worth "
-        "more than any reading within ``HINDSIGHT_BUDGET``",
-    ),
-    "THIRD_COPY_COST": Cost(
-        3.0,
-        "the rules' cost of a card seen a third time: some reading of it is wrong, but any of "
-        "them may be, so it weighs as one misread card",
-    ),
-    "UNSEEN_COST": Cost(
-        2.0,
-        "a pass or a play the camera did not count (a lamp missed, a play glimpsed or not "
-        "seen): likelier than a card missed under others (harness 2026-12-04: at 3.0 two "
-        "missed pass lamps were taken as a seat gone out with two cards unseen)",
-    ),
-    "GONE_CARD_COST": Cost(
-        3.0, "each card a seat taken as gone out still held by the count: a card missed"
-    ),
-    "TIE_COST": Cost(
-        0.5,
-        "alternatives within this of each other are a tie, which the earliest change wins: a "
-        "later clash may echo an earlier misread (harness 2026-12-04)",
-    ),
-    "REORDER_COST": Cost(
-        0.5, "each observation taken back past another seat's: a play reported late is common"
-    ),
+    "CLASH_COST": Cost(10.0, "the rules' cost of a clash: the table's continuation is evidence"),
+    "THIRD_COPY_COST": Cost(3.0, "the rules' cost of a card seen a third time: one misread card"),
+    "UNSEEN_COST": Cost(2.0, "a pass or play the camera missed: likelier than a card missed"),
+    "GONE_CARD_COST": Cost(3.0, "each card a seat taken as gone out held by the count: missed"),
+    "TIE_COST": Cost(0.5, "a tie, which the earliest change wins: later clashes may be echoes"),
+    "REORDER_COST": Cost(0.5, "each turn taken back past another seat's: a late report is common"),
     "_REREAD_TRIES": Cost(256, "readings tried at most per play (the enumerator's bound)"),
     "_HINDSIGHT_TRIES": Cost(8, "legal readings whose continuation is tried, cheapest first"),
     "_HINDSIGHT_SUSPECTS": Cost(3, "suspects kept at once (the latest)"),
