@@ -9,7 +9,8 @@ them into the synthetic renderer's deck folder (``<CARD>.png`` for the 54 cards,
 Per frame: the table's markers give the homography (vision/table.py ``calibrate``); the table
 is seen from above at ``PX_PER_MM``; every card-sized region that is not the bare table
 (vision/faces.py's test) is a card, its outline the smallest rectangle around it, cut upright
-(``FACE_W`` px wide) and white-balanced (its paper at ``PAPER``). Which card each is comes from
+(``FACE_W`` px wide), white-balanced (its paper at ``PAPER``, white) and sharpened by what the
+camera blurred (``SHARPEN_SIGMA_PX`` of its pixels). Which card each is comes from
 the corner reader (the shipped detector and classifier): every corner index found inside the
 outline votes with the classifier's probabilities for the cards the frame may show (the rank
 counts whatever suit it read, as enrolment does), and the cards are named surest first. The two
@@ -41,8 +42,17 @@ __all__ = ["DeckFacesError", "DeckFaces", "cut_cards", "deck_from_enrolment", "w
 PX_PER_MM = 3.0
 #: width of a written face (px; the renderer resizes faces to the size it draws)
 FACE_W = 180
-#: the paper's brightness after white balance (the renderer's own light is applied on top)
-PAPER = 240.0
+#: the paper's brightness after white balance: white, as the renderer's own deck faces have it
+#: (its light is applied on top); 240 until 2026-12-05 left every cut face 6 % darker than the
+#: design's own (plastic: paper 237-240 against 255)
+PAPER = 255.0
+#: the camera's blur, undone in part: an unsharp mask of this many of the frame's pixels
+#: (sigma, at the card) and this amount. A face is cut from a card ~46 px wide (1280x720) and
+#: drawn again by adapt's renderer, which blurs it once more; the design's own faces are sharp.
+#: Measured on plastic (seed 544100) against its own faces, in corner crops drawn alike: the
+#: crops' sharpness (variance of the Laplacian) 0.50 of the design's without, 0.96 with.
+SHARPEN_SIGMA_PX = 0.5
+SHARPEN_AMOUNT = 1.5
 #: a card's area on the table, mm^2 (63 x 88 = 5,544; a marker is 3,600 but square)
 CARD_AREA = (3800.0, 7500.0)
 #: a region of at least this much of a card's area that is not a whole card is a cut-off card
@@ -61,6 +71,7 @@ class CardCut:
     picture: np.ndarray  # BGR, upright, FACE_W wide
     outline_mm: np.ndarray  # 4 x 2, table mm
     cut_off: bool = False
+    source_px: float = 0.0  # the card's width in the frame's pixels
 
 
 @dataclass
@@ -75,13 +86,18 @@ class DeckFaces:
         return [c for c in CARD_NAMES if c not in self.faces]
 
 
-def _white_balance(face: np.ndarray) -> np.ndarray:
-    """Scale each colour so the paper (the brightest fifth of the face) is ``PAPER``."""
+def _white_balance(face: np.ndarray, sharpen_px: float = 0.0) -> np.ndarray:
+    """Scale each colour so the paper (the median of the brightest 40 % of the face) is
+    ``PAPER``; then, with ``sharpen_px`` (face pixels per frame pixel x ``SHARPEN_SIGMA_PX``),
+    an unsharp mask of that sigma (``SHARPEN_AMOUNT``)."""
     f = face.astype(np.float32)
     grey = f.mean(axis=2)
-    paper = grey >= np.quantile(grey, 0.8)
-    level = f[paper].mean(axis=0)
-    return np.clip(f * (PAPER / np.maximum(level, 1.0)), 0, 255).astype(np.uint8)
+    paper = grey >= np.quantile(grey, 0.6)
+    level = np.median(f[paper], axis=0)
+    f = f * (PAPER / np.maximum(level, 1.0))
+    if sharpen_px > 0:
+        f = f + SHARPEN_AMOUNT * (f - cv2.GaussianBlur(f, (0, 0), sharpen_px))
+    return np.clip(f, 0, 255).astype(np.uint8)
 
 
 def cut_cards(image: np.ndarray, calibration: Any) -> tuple[list[CardCut], list[str]]:
@@ -132,7 +148,11 @@ def cut_cards(image: np.ndarray, calibration: Any) -> tuple[list[CardCut], list[
         pic = cv2.warpPerspective(view, m, (FACE_W, fh), flags=cv2.INTER_AREA)
         seen = cv2.warpPerspective(inside, m, (FACE_W, fh), flags=cv2.INTER_NEAREST)
         cut = at_edge or float((seen > 0).mean()) < 0.98
-        cuts.append(CardCut(_white_balance(pic), rect, cut))
+        # the card's width in the frame's own pixels: how much the cut was enlarged
+        ends = calibration.to_image(np.asarray(rect[:2], np.float64))
+        src_w = max(float(np.linalg.norm(ends[1] - ends[0])), 1.0)
+        sharpen = SHARPEN_SIGMA_PX * FACE_W / src_w
+        cuts.append(CardCut(_white_balance(pic, sharpen), rect, cut, src_w))
     del h_img, w_img
     return cuts, notes
 
