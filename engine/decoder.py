@@ -700,9 +700,12 @@ class Decoder:
         since the trick's last play, at most at ``until`` (``_glimpsed``), or passed (a lamp not
         seen) - until seat ``stop`` is on turn, for a camera play ``k`` out of turn (seed 9901);
         with no ``stop``, one play: the only answer short of a bomb (``_ONLY_ANSWER``), else
-        what was glimpsed."""
+        what was glimpsed. Weighed as clashes, or (one play) clashes or third copies."""
         o = self._obs[k]
-        if self._first_pos(k) is None or self._clashes_since(k, _strain) < HINDSIGHT_GAIN:
+        # before a play out of turn, clashes alone: that play judged in turn may show a third
+        # copy the foul hid (seed 9608: a pass missed before it, lost to a seat taken as gone)
+        counts = _clash if stop else _strain
+        if self._first_pos(k) is None or self._clashes_since(k, counts) < HINDSIGHT_GAIN:
             return
         trial = self._core_before(k)
         t0 = self._trick_top_t(trial, k)
@@ -733,7 +736,7 @@ class Decoder:
         if put and (stop is None or (d is not None and d.turn == stop)):
             text = "; ".join(why)
             text = f"the table played on as if turns had been taken that the camera missed: {text}"
-            yield Alt(k, {k: [*put, o]}, UNSEEN_COST * len(put), text, counts=_strain)
+            yield Alt(k, {k: [*put, o]}, UNSEEN_COST * len(put), text, counts=counts)
 
     def _trick_top_t(self, core: RulesCore, k: int) -> float | None:
         """When the trick's last play in ``core``'s deal (before ``k``) was observed."""
