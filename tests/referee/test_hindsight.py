@@ -444,9 +444,7 @@ def test_the_table_ending_the_deal_takes_the_last_player_as_gone_out_unseen() ->
     cam(t, "E", "HA HA")
     out = t.do("trick_cleared")
     corr = [e for e in out if e.type == "correction"]
-    assert (
-        len(corr) == 1 and "the table ended the deal as if E had gone out" in corr[0]["reason"]
-    )
+    assert len(corr) == 1 and "the table ended the deal as if E had gone out" in corr[0]["reason"]
     events = effective_events(t.ref.events)
     (ended,) = [e for e in events if e.type == "deal_ended"]
     assert ended["order"][:2] == ["W", "E"]
