@@ -24,6 +24,7 @@ import numpy as np
 
 from vision.crops import CROP_EXPAND, CROP_SIZE, NONE_CLASS, classifier_input, crop_square
 from vision.enrol import DeckProfile, EnrolError, classifier_id, grey_picture
+from vision.scoremodel import ScoreModel
 from vision.suits import SuitBalance
 
 #: ``guandan_kind`` metadata of our two model files, and the metadata format version.
@@ -82,6 +83,13 @@ PHOTO_CONF = 0.3
 #: third round's classifier, valid 0.854 / 0.979; the test split's third reading 0.845 / 0.981.
 PHOTO_CROP_SCALES = (0.75, 0.85, 1.0)
 PHOTO_CONTAIN = 0.5
+#: Photographs: the reported score is the probability that the reading is right, from the
+#: corner score and the class probability (vision/scoremodel.py), with the
+#: floors it was chosen with (``conf``, ``min_score``) in place of PHOTO_CONF and
+#: PHOTO_MIN_SCORE. Fitted on real-cardcounter **train**, floors chosen on **valid**
+#: (``guandan train real-score``; models/README.md, "Fourth round"). Read only with the photo
+#: pair it was fitted for.
+PHOTO_SCORE_MODEL = MODELS_DIR / "photo" / "score.json"
 _JOKERS = frozenset({"SB", "HR"})
 #: runner-up readings kept per corner (Detection.alts): at most this many ...
 ALT_MAX = 3
@@ -238,6 +246,7 @@ class Detector:
         invert: bool = False,
         crop_scales: Sequence[float] = (1.0,),
         contain: float | None = None,
+        score_model: ScoreModel | None = None,
     ) -> None:
         self.model_path = Path(model) if model else DEFAULT_MODEL
         self.det, self.det_meta = _session(self.model_path, "detector", threads)
@@ -295,6 +304,9 @@ class Detector:
         #: under this share of it (None: keep all; photos: PHOTO_CONTAIN). Not for the table
         #: pipeline, whose tracker weighs every corner itself
         self.contain = contain
+        #: photos: the reported score is this model's probability that the reading is right
+        #: (vision/scoremodel.py) instead of corner score x class probability
+        self.score_model = score_model
         if not 0.0 <= min_score <= 1.0:
             raise ValueError(f"min_score {min_score}: a score from 0 to 1 expected")
         #: detections whose reported score (corner x class probability) is under this are
@@ -540,9 +552,12 @@ class Detector:
             probs = self.suits.adjust(probs)
             how_sure = probs.max(axis=1)
         none_idx = self.class_names.index(NONE_CLASS) if NONE_CLASS in self.class_names else None
+        right: np.ndarray | None = None
+        if self.score_model is not None and len(probs):
+            right = self.score_model.score(np.asarray(scores), np.asarray(how_sure))
         result = []
         names = self.class_names
-        for b, sc, p, how in zip(boxes, scores, probs, how_sure, strict=True):
+        for i, (b, sc, p, how) in enumerate(zip(boxes, scores, probs, how_sure, strict=True)):
             order = np.argsort(-p)
             k = int(order[0])
             if none_idx is not None and k == none_idx:
@@ -553,6 +568,8 @@ class Detector:
             if names[k] in _JOKERS and sc < self.joker_weak_below:
                 weak = True
             score = float(sc) ** (self.joker_power if weak else 1.0) * float(how)
+            if right is not None:
+                score = float(right[i])
             if score < self.min_score:
                 continue
             top = math.log(max(float(p[k]), 1e-12))
@@ -618,7 +635,9 @@ def photo_detector(
 ) -> Detector:
     """A detector with the photo settings (``PHOTO_*``): the photo pair (the table pipeline's
     where models/photo is absent), what ``vision detect`` reads with by default and ``vision
-    evaluate`` measures; ``settings`` override single ones."""
+    evaluate`` measures; ``settings`` override single ones. The photo pair reads with its
+    score model (``PHOTO_SCORE_MODEL``) and that model's floors, unless ``score_model`` is
+    given (None: corner score x class probability, floors PHOTO_CONF / PHOTO_MIN_SCORE)."""
     kw: dict[str, Any] = {
         "conf": PHOTO_CONF,
         "pyramid": PHOTO_PYRAMID,
@@ -627,8 +646,31 @@ def photo_detector(
         "crop_scales": PHOTO_CROP_SCALES,
         "contain": PHOTO_CONTAIN,
     }
+    if "score_model" not in settings:
+        sm = photo_score_model(model, classifier)
+        if sm is not None:
+            kw.update(score_model=sm, conf=sm.conf, min_score=sm.min_score)
+    elif settings["score_model"] is not None:
+        kw.update(conf=settings["score_model"].conf, min_score=settings["score_model"].min_score)
     kw.update(settings)
     return Detector(model or photo_model(), classifier, **kw)
+
+
+def photo_score_model(
+    model: str | Path | None = None, classifier: str | Path | None = None
+) -> ScoreModel | None:
+    """The photo pair's score model, when reading with that pair (a model and classifier of
+    one's own were not what it was fitted on) and the file is there."""
+    if model is not None and Path(model).resolve() != PHOTO_MODEL.resolve():
+        return None
+    if (
+        classifier is not None
+        and Path(classifier).resolve() != (PHOTO_MODEL.parent / DEFAULT_CLASSIFIER_NAME).resolve()
+    ):
+        return None
+    if not PHOTO_MODEL.exists() or not PHOTO_SCORE_MODEL.exists():
+        return None
+    return ScoreModel.load(PHOTO_SCORE_MODEL)
 
 
 def enrolment_detector(

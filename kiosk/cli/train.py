@@ -9,7 +9,9 @@ is resumable: rerunning continues where it stopped.
 
 ``real-data``, ``real-detector``, ``real-classifier`` and ``real-export`` fine-tune both shipped
 models on real photographs beside the synthetic scenes (vision/train/real.py, the ``[real]``
-sections of the config); ``real`` runs the four in order (after ``data``).
+sections of the config); ``real-score`` fits the photo pair's score model on the real train
+split and chooses its floor on valid (vision/train/score.py); ``real`` runs the five in order
+(after ``data``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ STEPS = (
     "real-detector",
     "real-classifier",
     "real-export",
+    "real-score",
     "real",
 )
 
@@ -228,6 +231,10 @@ def _real(cfg: Any, step: str, device: str | None = None) -> int:
             export_detector(cfg, det_w, exp / str(cfg.section("export")["detector"]), imgsz=imgsz)
         if "classifier" in which:
             export_classifier(cfg, cls_w, exp / str(cfg.section("export")["classifier"]))
+    if step in ("real-score", "real"):
+        from vision.train.score import fit_real_score
+
+        fit_real_score(cfg)
     return 0
 
 

@@ -29,7 +29,12 @@ def register(subparsers: Any) -> None:
     d.add_argument(
         "--classifier", help="classifier ONNX (default: card-classes.onnx beside --model)"
     )
-    d.add_argument("--conf", type=float, default=0.3, help="corner score threshold (default 0.3)")
+    d.add_argument(
+        "--conf",
+        type=float,
+        default=None,
+        help="corner score threshold (default: the score model's, else 0.3)",
+    )
     d.add_argument(
         "--max-side", type=int, default=960, help="shrink frames to this long side (default 960)"
     )
@@ -68,9 +73,18 @@ def register(subparsers: Any) -> None:
     d.add_argument(
         "--min-score",
         type=float,
-        default=0.3,
-        help="report a corner only when its score (corner score x the classifier's probability "
-        "of its card) is at least this (default 0.3; 0 reports every corner over --conf)",
+        default=None,
+        help="report a corner only when its score is at least this (default: the score "
+        "model's floor, else 0.3; 0 reports every corner over --conf). The score is the score "
+        "model's probability that the reading is right, else corner score x the classifier's "
+        "probability of its card",
+    )
+    d.add_argument(
+        "--score-model",
+        default=None,
+        metavar="FILE|none",
+        help="score model (vision/scoremodel.py; default: models/photo/score.json when "
+        "reading with the photo pair; none: corner score x class probability)",
     )
     d.add_argument(
         "--crop-scales",
@@ -228,8 +242,29 @@ def register(subparsers: Any) -> None:
 
 
 def _detect(args: argparse.Namespace) -> int:
-    from vision.detector import Detector, ImageError, photo_model
+    from vision.detector import (
+        PHOTO_CONF,
+        PHOTO_MIN_SCORE,
+        Detector,
+        ImageError,
+        photo_model,
+        photo_score_model,
+    )
+    from vision.scoremodel import ScoreModel, ScoreModelError
 
+    if args.score_model is None:
+        score_model = photo_score_model(args.model, args.classifier)
+    elif args.score_model.lower() == "none":
+        score_model = None
+    else:
+        try:
+            score_model = ScoreModel.load(args.score_model)
+        except ScoreModelError as exc:
+            raise ValueError(f"--score-model: {exc}") from None
+    if args.conf is None:
+        args.conf = score_model.conf if score_model else PHOTO_CONF
+    if args.min_score is None:
+        args.min_score = score_model.min_score if score_model else PHOTO_MIN_SCORE
     if not 0.0 <= args.conf <= 1.0:
         raise ValueError(f"--conf {args.conf}: must lie between 0 and 1")
     if not 0.0 <= args.min_score <= 1.0:
@@ -266,6 +301,7 @@ def _detect(args: argparse.Namespace) -> int:
         rotations=args.rotations,
         min_score=args.min_score,
         invert=args.invert,
+        score_model=score_model,
     )
     failed = 0
     for path in args.images:

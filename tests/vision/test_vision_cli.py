@@ -95,8 +95,11 @@ def test_detect_defaults_are_the_photo_settings_and_invert_can_be_turned_off() -
 
     args = build_parser().parse_args(["vision", "detect", str(SAMPLE)])
     assert tuple(float(f) for f in args.pyramid.split(",")) == PHOTO_PYRAMID
-    assert args.min_score == PHOTO_MIN_SCORE and args.invert is PHOTO_INVERT
+    assert args.invert is PHOTO_INVERT
     assert tuple(float(f) for f in args.crop_scales.split(",")) == PHOTO_CROP_SCALES
-    assert args.contain == PHOTO_CONTAIN and args.conf == PHOTO_CONF
+    assert args.contain == PHOTO_CONTAIN
+    # the floors are the score model's when there is one (vision/scoremodel.py), else PHOTO_*
+    assert args.min_score is None and args.conf is None and args.score_model is None
+    assert (PHOTO_MIN_SCORE, PHOTO_CONF) == (0.3, 0.3)
     args = build_parser().parse_args(["vision", "detect", str(SAMPLE), "--no-invert"])
     assert args.invert is False
