@@ -73,9 +73,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default=None, help="detector ONNX (default: vision detect's)")
     ap.add_argument("--classifier", default=None)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument(
+        "--no-score-model",
+        action="store_true",
+        help="score corner x class probability with the PHOTO_* floors, as before the score "
+        "model (vision/scoremodel.py), to compare",
+    )
     args = ap.parse_args(argv)
     widths = [int(w) for w in args.widths.split(",")]
-    det = photo_detector(args.model, args.classifier, threads=args.threads)
+    plain = {"score_model": None} if args.no_score_model else {}
+    det = photo_detector(args.model, args.classifier, threads=args.threads, **plain)
     rng = np.random.default_rng(args.seed)
     suited = [c for c in CARD_NAMES if c not in ("SB", "HR")]
     total = {"cards": 0, "read": 0, "wrong_colour": 0, "other_card": 0}
