@@ -40,8 +40,8 @@ def _rows(det: Any, root: Path | None, log: Any) -> tuple[np.ndarray, np.ndarray
         boxes, corner = det.corners(img)
         if not len(boxes):
             continue
-        probs, how = det._classify(img, boxes)
-        k = probs.argmax(axis=1)
+        probs = det.classify(img, boxes)  # no deck profile: how sure = the top probability
+        k, how = probs.argmax(axis=1), probs.max(axis=1)
         cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
         for i in range(len(boxes)):
             if k[i] == none:
