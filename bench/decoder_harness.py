@@ -16,7 +16,9 @@ line per changed or real stream (plays in effect matched to the truth's, deals w
 finishing order, corrections, fouls; for a real game the referee's CPU ms per ``played``
 observation, decoder included) and a summary; ``--save`` keeps each stream's outcome (plays,
 passes, seats out, orders, levels, fouls) and ``--against`` compares with a saved one, naming
-each stream whose outcome changed and whether it got better or worse by the truth.
+each stream whose outcome changed and whether it got better or worse by the truth, and each
+stream whose events differ at all (a digest of every event, corrections and reasons included:
+the check for a refactor that must not change behaviour).
 
     python bench/decoder_harness.py capture 9401 9403 9802 [--dir logs/harness]
     python bench/decoder_harness.py run [--sim 40] [--save logs/harness/base.json]
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import hashlib
 import json
 import statistics
 import sys
@@ -38,7 +41,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.deal import effective_events  # noqa: E402
-from engine.events import Event  # noqa: E402
+from engine.events import Event, dump_event  # noqa: E402
 from engine.observations import Observation, dump_observation, parse_observation  # noqa: E402
 from engine.profiles import load_profile  # noqa: E402
 from engine.referee import Referee  # noqa: E402
@@ -157,6 +160,9 @@ def judge(profile: str, truth: list[Observation], cam: list[Observation]) -> dic
         "corrections": sum(1 for e in ref.events if e.type == "correction"),
         "ms": per_play,
         "outcome": json.loads(json.dumps(outcome(ref.events))),
+        "events": hashlib.sha256("\n".join(dump_event(e) for e in ref.events).encode()).hexdigest()[
+            :16
+        ],
     }
 
 
@@ -183,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
         ("plays", "matched", "wrong_orders", "deals", "fouls", "truth_fouls", "truth_fouls_found"),
         0,
     )
-    changed = better = worse = 0
+    changed = better = worse = events_changed = 0
     for name, profile, truth, cam in streams(folder, args.sim, args.sim_seed):
         r = judge(profile, truth, cam)
         ms = r.pop("ms")
@@ -196,13 +202,21 @@ def run(args: argparse.Namespace) -> int:
             line["cpu_ms_per_play"] = _stats(ms)
         if base is not None and name in base:
             b = base[name]
+            if "events" in b and b["events"] != r["events"]:
+                events_changed += 1
+                line["events_changed"] = True
             if b["outcome"] != r["outcome"]:
                 changed += 1
                 d = (r["matched"] - b["matched"], b["wrong_orders"] - r["wrong_orders"])
                 line["changed"] = {"matched": d[0], "orders_fixed": d[1]}
                 better += d > (0, 0) and min(d) >= 0
                 worse += min(d) < 0
-        if args.verbose or "changed" in line or name.startswith("real-"):
+        if (
+            args.verbose
+            or "changed" in line
+            or "events_changed" in line
+            or name.startswith("real-")
+        ):
             emit(**line)
     emit(
         summary=True,
@@ -212,6 +226,7 @@ def run(args: argparse.Namespace) -> int:
         changed=changed if base is not None else None,
         better=better if base is not None else None,
         worse=worse if base is not None else None,
+        events_changed=events_changed if base is not None else None,
     )
     if args.save:
         Path(args.save).parent.mkdir(parents=True, exist_ok=True)
