@@ -24,12 +24,14 @@ SHARED = ROOT.parent / "shared" / "datasets"
 
 
 def _tiny_real(dst: Path) -> Path:
-    """Three train and two valid photos of each labelled real set (../shared/datasets)."""
-    for name in ("real-cardcounter", "real-poker-cards"):
+    """Train and two valid photos of each labelled real set (../shared/datasets): six train
+    photos of real-cardcounter (the score model's fit needs 20 detections, right and wrong),
+    three of real-poker-cards."""
+    for name, n_train in (("real-cardcounter", 6), ("real-poker-cards", 3)):
         src = SHARED / name
         (dst / name / "images").mkdir(parents=True)
         rows = [json.loads(x) for x in (src / "labels.jsonl").read_text().splitlines() if x]
-        keep = [r for r in rows if r["split"] == "train"][:3]
+        keep = [r for r in rows if r["split"] == "train"][:n_train]
         keep += [r for r in rows if r["split"] == "valid"][:2]
         for r in keep:
             (dst / name / r["image"]).write_bytes((src / r["image"]).read_bytes())
@@ -91,6 +93,9 @@ steps_per_epoch = 3
 batch = 16
 [real.gpu.classifier]
 batch = 999
+[real.score]
+precision = 0.0
+conf = 0.01
 """
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("YOLO_")}
@@ -154,8 +159,14 @@ batch = 999
 
     # the real-photo fine-tune (vision/train/real.py): prepared from the train splits, both
     # models warm-started from the shipped files, exported; a rerun keeps the finished parts
+    shipped_score = (ROOT / "models" / "photo" / "score.json").read_bytes()
     real = step("real")
     assert real.returncode == 0, real.stdout[-2000:] + real.stderr[-2000:]
+    # the score model is fitted on the config's (tiny) sets and written beside the pair it
+    # scores, never over the shipped one (a CI run once read every real train photo here)
+    score = json.loads((models / "photo" / "score.json").read_text())
+    assert score["info"]["rows"] > 0 and "real-score: fitted on" in real.stdout
+    assert (ROOT / "models" / "photo" / "score.json").read_bytes() == shipped_score
     prepared = json.loads((tmp_path / "real" / "prepared.json").read_text())
     labels = (tmp_path / "shared" / "real-poker-cards" / "labels.jsonl").read_text().splitlines()
     rows = [json.loads(x) for x in labels]

@@ -10,8 +10,9 @@
 4. Write the model with both floors and the figures behind them (``out``).
 
 The test split is never read. Config ``[real.score]`` (defaults in brackets): ``conf`` [0.15],
-``precision`` [0.98], ``out`` [models/photo/score.json]; the photo pair read is the config's
-``[real] export_dir`` [models/photo].
+``precision`` [0.98], ``out`` [``score.json`` in the photo pair's folder]; the photo pair read is
+the config's ``[real] export_dir`` [models/photo], and the photos are those of ``[real]
+datasets`` [../shared/datasets], the same sets the fine-tune was prepared from.
 """
 
 from __future__ import annotations
@@ -61,8 +62,12 @@ def fit_real_score(cfg: TrainConfig, log: Any = print, root: Path | None = None)
     sc = dict(cfg.raw.get("real", {}).get("score", {}))
     conf = float(sc.get("conf", 0.15))
     target = float(sc.get("precision", 0.98))
-    out = Path(cfg.root) / str(sc.get("out", "models/photo/score.json"))
     pair = Path(cfg.root) / str(cfg.raw.get("real", {}).get("export_dir", "models/photo"))
+    # written beside the pair it scores unless the config says otherwise: a recipe whose pair
+    # lives elsewhere (a smoke run's temporary folder) never overwrites the shipped model
+    out = Path(cfg.root) / str(sc["out"]) if "out" in sc else pair / "score.json"
+    if root is None and cfg.raw.get("real", {}).get("datasets"):
+        root = cfg.path("real", "datasets")
     model, classifier = pair / "card-corners.onnx", pair / DEFAULT_CLASSIFIER_NAME
     t0 = time.time()
     det = photo_detector(model, classifier, score_model=None, conf=conf, min_score=0.0)
