@@ -383,13 +383,34 @@ class RoundIn(BaseModel):
     )
 
 
+class RulingOut(BaseModel):
+    by: Literal["override", "decision"] = Field(
+        description="override (an admin ruling, wins over a decision) or decision (the "
+        "organiser's on an unfinished match)"
+    )
+    kind: str = Field(
+        description="the override's result (ew, ns, draw, ew_no_show, ns_no_show, both_no_show) "
+        "or the decision (as_played, forfeit_ew, forfeit_ns, void)"
+    )
+    reason: str = Field(description="the decision's reason as typed; empty for an override")
+
+
 class MatchOut(BaseModel):
     id: int
     round: int
     table: str | None
     ew: int
     ns: int | None
-    status: str
+    status: str = Field(
+        description="pending, playing, finished (the play at the table) or decided (a ruling "
+        "gives the result: ``ruling``)"
+    )
+    play_status: str | None = Field(
+        default=None, description="the play at the table: pending, playing or finished"
+    )
+    ruling: RulingOut | None = Field(
+        default=None, description="the ruling that decides the match; null: none"
+    )
     winner: str | None
     level_ew: str
     level_ns: str

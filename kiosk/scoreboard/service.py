@@ -1485,7 +1485,7 @@ def knockout_rounds(s: Session, t: Tournament) -> list[list[formats.KoMatch]]:
                 ns=numbers[m.pair_ns_id] if m.pair_ns_id is not None else None,
                 result=result,
                 round=rnum,
-                status=m.status,
+                status=shown_status(m),
             )
         )
     return [out[n] for n in sorted(out)]
@@ -1575,6 +1575,43 @@ def is_unfinished(m: Match) -> bool:
         and m.override is None
         and m.decision not in FINAL_DECISIONS
     )
+
+
+def shown_status(m: Match) -> str:
+    """The status the API and pages show: ``decided`` for a game whose result a ruling gives
+    (an admin override, or a final decision: as_played, forfeit, void), whatever its events
+    did; else the play at the table (``Match.status``, the fold of its events: pending,
+    playing, finished)."""
+    if m.pair_ns_id is not None and (m.override is not None or m.decision in FINAL_DECISIONS):
+        return "decided"
+    return m.status
+
+
+def ruling_of(m: Match, reason: str | None = None) -> dict[str, Any] | None:
+    """The ruling that decides a match, for the API and pages: ``by`` (``override``: an admin
+    ruling, which wins over a decision; ``decision``: the organiser's on an unfinished match),
+    ``kind`` (the override's result or the decision) and ``reason`` (the decision's, as
+    typed; an override has none). None when no ruling decides it."""
+    if m.pair_ns_id is None:
+        return None
+    if m.override is not None:
+        return {"by": "override", "kind": m.override, "reason": ""}
+    if m.decision in FINAL_DECISIONS:
+        return {"by": "decision", "kind": m.decision, "reason": reason or ""}
+    return None
+
+
+def decision_reasons(s: Session, match_ids: Iterable[int]) -> dict[int, str]:
+    """The reason of the decision in force (the latest ``match_decision`` row) per match."""
+    ids = list(match_ids)
+    if not ids:
+        return {}
+    rows = s.execute(
+        select(MatchDecision.match_id, MatchDecision.reason)
+        .where(MatchDecision.match_id.in_(ids))
+        .order_by(MatchDecision.id)
+    ).all()
+    return {mid: reason for mid, reason in rows}  # the latest row wins
 
 
 def _unfinished_json(m: Match, numbers: dict[int, int]) -> dict[str, Any]:
@@ -2039,16 +2076,20 @@ def rounds_json(s: Session, tid: int) -> list[dict[str, Any]]:
     for rnd in s.execute(
         select(Round).where(Round.tournament_id == tid).order_by(Round.number)
     ).scalars():
-        matches = s.execute(
-            select(Match).where(Match.round_id == rnd.id).order_by(Match.id)
-        ).scalars()
+        matches = list(
+            s.execute(select(Match).where(Match.round_id == rnd.id).order_by(Match.id)).scalars()
+        )
+        reasons = decision_reasons(s, [m.id for m in matches if m.decision in FINAL_DECISIONS])
         out.append(
             {
                 "id": rnd.id,
                 "number": rnd.number,
                 "status": rnd.status,
                 "changes": round_changes(s, rnd.id),
-                "matches": [match_json(m, rnd.number, numbers, mp, points) for m in matches],
+                "matches": [
+                    match_json(m, rnd.number, numbers, mp, points, reasons.get(m.id))
+                    for m in matches
+                ],
             }
         )
     return out
@@ -2060,18 +2101,24 @@ def match_json(
     numbers: dict[int, int],
     mp: MatchPoints | None = None,
     points: dict[int, tuple[int, int]] | None = None,
+    reason: str | None = None,
 ) -> dict[str, Any]:
-    """A match as the API and pages show it. ``winner`` is the play at the table; ``result``
-    and ``decided_by`` are what the standings count (fouls and rulings included), when the
-    tournament's match points are given. ``points_ew`` / ``points_ns``: deal points, under a
-    deal-points profile (``points`` from ``deal_points``), else absent."""
+    """A match as the API and pages show it. ``status``: pending, playing, finished (its
+    events), or ``decided`` when a ruling gives its result (``ruling``: by, kind, reason, the
+    decision's ``reason`` given here); ``play_status`` is always the play at the table.
+    ``winner`` is the play at the table; ``result`` and ``decided_by`` are what the standings
+    count (fouls and rulings included), when the tournament's match points are given.
+    ``points_ew`` / ``points_ns``: deal points, under a deal-points profile (``points`` from
+    ``deal_points``), else absent."""
     out: dict[str, Any] = {
         "id": m.id,
         "round": round_number,
         "table": m.table_id,
         "ew": numbers[m.pair_ew_id],
         "ns": numbers[m.pair_ns_id] if m.pair_ns_id is not None else None,
-        "status": m.status,
+        "status": shown_status(m),
+        "play_status": m.status,
+        "ruling": ruling_of(m, reason),
         "winner": m.winner,
         "level_ew": m.level_ew,
         "level_ns": m.level_ns,

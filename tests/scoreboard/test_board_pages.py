@@ -76,7 +76,11 @@ def test_kiosk_url_setting() -> None:
 def _families() -> dict[str, list[str]]:
     """Keys built from data (``t_("status." ~ m.status)``) and every value they can take."""
     return {
-        "status.": ["pending", "playing", "finished"],
+        "status.": ["pending", "playing", "finished", "decided"],
+        "ruling.": [
+            *("as_played", "forfeit_ew", "forfeit_ns", "void"),
+            *("ew", "ns", "draw", "ew_no_show", "ns_no_show", "both_no_show"),
+        ],
         "round.": ["open", "closed"],
         "clock.": ["idle", "running", "paused", "time"],
         "by.": ["as_played", "forfeit_ew", "forfeit_ns", "void"],

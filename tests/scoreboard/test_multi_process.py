@@ -238,4 +238,5 @@ def test_match_decisions_through_one_route_events_on_the_other(
         rounds = c.get(f"/api/v1/tournaments/{tid}/rounds").json()
     by_id = {m["id"]: m for rnd in rounds for m in rnd["matches"]}
     assert by_id[first]["decision"] == "void"
-    assert by_id[second]["status"] == "playing" and by_id[first]["status"] == "pending"
+    assert by_id[second]["status"] == "playing" and by_id[first]["play_status"] == "pending"
+    assert by_id[first]["status"] == "decided" and by_id[first]["ruling"]["kind"] == "void"
