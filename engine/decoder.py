@@ -65,7 +65,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from itertools import chain, combinations, product
+from itertools import chain, combinations, product, takewhile
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
 from engine.cards import BIG_JOKER, DISTINCT, SMALL_JOKER, Card, parse_card, sort_cards
@@ -768,112 +768,108 @@ class Decoder:
         ``REORDER_S`` may have come in either order (a play is reported when its cards settle,
         a pass lamp at once). A beam (``REORDER_BEAM`` orders, fewest clashes then fewest
         moves) runs the deal's last ``REORDER_SPAN`` observations again, each step taking the
-        next one as seen or one seen after it, taken back only past other seats' plays and
-        passes and only to where the rules accept it; a moved observation takes the time of the
-        first it now precedes (``seen_at`` its own). No observation is read otherwise."""
+        next one as seen or one seen after it (``_moved``), taken back only past other seats'
+        plays and passes and only to where the rules accept it. No card is read otherwise."""
         obs = self._obs
         start = self._deal_snap[0] + 1 if self._deal_snap is not None else 0
         b = max(start, idx - REORDER_SPAN + 1)
-        now = self._clashes_since(b)
+        now, span = self._clashes_since(b), tuple(range(b, idx + 1))
         if now < HINDSIGHT_GAIN or b >= idx:
             return
-        turn = ("played", "pass")
 
         def movable(r: int, left: Sequence[int]) -> bool:
             o = obs[r]
-            return o.type in turn and all(
-                obs[x].type in turn and obs[x].seat != o.seat and o.t - obs[x].t <= REORDER_S
+            return o.type in ("played", "pass") and all(
+                obs[x].type in ("played", "pass")
+                and obs[x].seat != o.seat
+                and o.t - obs[x].t <= REORDER_S
                 for x in left
             )
 
         # a beam entry: (clashes, moves, order placed so far, indices still due, core)
-        beam: list[tuple[int, int, tuple[int, ...], tuple[int, ...], RulesCore]] = [
-            (0, 0, (), tuple(range(b, idx + 1)), self._core_before(b))
-        ]
-        for _ in range(idx + 1 - b):
+        beam: list[tuple[int, int, tuple[int, ...], tuple[int, ...], RulesCore]]
+        beam = [(0, 0, (), span, self._core_before(b))]
+        for _ in span:
             grown: list[tuple[int, int, tuple[int, ...], tuple[int, ...], RulesCore]] = []
             for clashes, moves, placed, due, core in beam:
                 picks = [0] + [n for n in range(1, len(due)) if movable(due[n], due[:n])]
                 for m, n in enumerate(picks):
                     c = core if m == len(picks) - 1 else self._copy_core(core)
-                    o = obs[due[n]]
-                    if n:
-                        o = replace(o, t=obs[due[0]].t, extra={**o.extra, "seen_at": o.t})
+                    o = self._moved(obs[due[n]], obs[due[0]].t) if n else obs[due[n]]
                     got = sum(1 for pl in c.feed(o, b + len(placed)) if _clash(pl.type, pl.data))
                     if not (n and got):  # taken back only to where the rules accept it
                         rest = due[:n] + due[n + 1 :]
                         grown.append((clashes + got, moves + (n > 0), (*placed, due[n]), rest, c))
-            grown.sort(key=lambda x: (x[0], x[1]))
-            beam = grown[:REORDER_BEAM]
+            beam = sorted(grown, key=lambda x: (x[0], x[1]))[:REORDER_BEAM]
         for left, _, order, _, _ in beam:
-            if left <= now - HINDSIGHT_GAIN and order != tuple(range(b, idx + 1)):
-                yield self._reordered(b, order)
+            if left > now - HINDSIGHT_GAIN or order == span:
+                continue
+            fixes: dict[int, list[Observation]] = {}
+            texts = []
+            for n, r in enumerate(order):
+                past = sorted(x for x in order[n + 1 :] if x < r)  # now after it, seen before
+                fixes[b + n] = [self._moved(obs[r], obs[past[0]].t) if past else obs[r]]
+                if past:
+                    o = obs[r]
+                    what = f"playing {_text(o.cards)}" if o.type == "played" else "passing"
+                    before = ", ".join(
+                        f"{obs[x].seat}'s {'play' if obs[x].type == 'played' else 'pass'} at "
+                        f"t={obs[x].t:g}"
+                        for x in past
+                    )
+                    texts.append(f"{o.seat} {what} (seen at t={o.t:g}) before {before}")
+            why = "; ".join(texts) + ": the camera reports a play when its cards have settled"
+            yield Alt(b, fixes, REORDER_COST * len(texts), why)
 
-    def _reordered(self, b: int, order: tuple[int, ...]) -> Alt:
-        """Observations from ``b`` on in ``order`` (``_reorder``)."""
-        obs = self._obs
-        fixes: dict[int, list[Observation]] = {}
-        texts = []
-        for n, r in enumerate(order):
-            fixes[b + n] = [obs[r]]
-            past = sorted(x for x in order[n + 1 :] if x < r)
-            if past:  # seen after an observation it now precedes
-                o = obs[r]
-                fixes[b + n] = [replace(o, t=obs[past[0]].t, extra={**o.extra, "seen_at": o.t})]
-                what = f"playing {_text(o.cards)}" if o.type == "played" else "passing"
-                before = ", ".join(
-                    f"{obs[x].seat}'s {'play' if obs[x].type == 'played' else 'pass'} at "
-                    f"t={obs[x].t:g}"
-                    for x in past
-                )
-                texts.append(f"{o.seat} {what} (seen at t={o.t:g}) before {before}")
-        why = "; ".join(texts) + ": the camera reports a play when its cards have settled"
-        return Alt(b, fixes, REORDER_COST * len(texts), why)
+    @staticmethod
+    def _moved(o: Observation, t: float) -> Observation:
+        """``o`` taken back to time ``t``, before observations the camera saw first (``seen_at``:
+        when it was seen): a move, the edit of an observation's time."""
+        return replace(o, t=t, extra={**o.extra, "seen_at": o.t})
+
+    def _trick_last(self, idx: int) -> tuple[Observation, int, int] | None:
+        """Camera play ``idx``, and its seat's last play of this trick: (``idx``'s observation,
+        that play's position in the effective log, its observation's index)."""
+        o = self._obs[idx]
+        if o.type != "played" or o.seat is None or not o.doubts:
+            return None
+        i = self._last_play(o.seat, self.state.deal_no, idx)
+        k = None if i is None else self._origin[i]
+        if i is None or k is None or any(x.type == "trick_cleared" for x in self._obs[k + 1 : idx]):
+            return None
+        return o, i, k
 
     def _seen_again(self, idx: int, out: Sequence[Event]) -> Iterator[Alt]:
         """Camera play ``idx``, out of turn, repeats with the same cards in the same trick a
         play put in for its seat in hindsight (``camera`` empty): it is that play, reported late
-        (seed 9401: S's SB reported 5.2 s after it landed). It takes the inserted play's place
-        and time (``seen_at`` its own), and the repeat goes."""
-        o = self._obs[idx]
-        late = any(
+        (seed 9401: S's SB reported 5.2 s after it landed). It is moved to the inserted play's
+        place and time (``_moved``), and the repeat goes."""
+        last = self._trick_last(idx)
+        if last is None or self._effective[last[1]].data.get("camera") != []:
+            return
+        o, i, k = last
+        if Counter(self._obs[k].cards) == Counter(o.cards) and any(
             e.type == "foul" and e.data.get("kind") == "out_of_turn" and e.data["seat"] == o.seat
             for e in out
-        )
-        if o.type != "played" or o.seat is None or not o.doubts or not late:
-            return
-        i = self._last_play(o.seat, self.state.deal_no, idx)
-        if i is None or self._effective[i].data.get("camera") != []:
-            return
-        k = self._origin[i]
-        if any(x.type == "trick_cleared" for x in self._obs[k + 1 : idx]):
-            return
-        if Counter(self._obs[k].cards) == Counter(o.cards):
-            seen = replace(o, t=self._obs[k].t, extra={**o.extra, "seen_at": o.t})
+        ):
             why = (
                 f"{o.seat}'s {_text(o.cards)} seen at t={o.t:g} is its play taken in hindsight "
                 f"at t={self._obs[k].t:g} ({self._effective[i].data.get('reread')}), reported "
                 "late: the camera reports a play when its cards have settled"
             )
-            yield Alt(k, {k: [seen], idx: []}, 0.0, why, gain=0)
+            yield Alt(k, {k: [self._moved(o, self._obs[k].t)], idx: []}, 0.0, why, gain=0)
 
     def _late_in_next(self, idx: int) -> Iterator[Alt]:
         """Cards of a seat's play seen only with its next play of the trick (seed 9902: E's
         CK SK read SK, then E's H2 C2 read H2 C2 SK CK): the seat's last play of the trick, a
         camera play, read with up to ``LATE_MAX`` of camera play ``idx``'s cards where that is
         legal, and the rest of ``idx`` as it is or by a legal re-reading."""
-        o = self._obs[idx]
-        seat = o.seat
-        if o.type != "played" or seat is None or not o.doubts:
+        last = self._trick_last(idx)
+        if last is None:
             return
-        i = self._last_play(seat, self.state.deal_no, idx)
-        k = None if i is None else self._origin[i]
-        if k is None or self._obs[k].type != "played" or not self._obs[k].doubts:
-            return
-        ok = self._obs[k]
-        if any(self._obs[j].type == "trick_cleared" for j in range(k + 1, idx)):
-            return
-        if self._clashes_since(k) < HINDSIGHT_GAIN:
+        o, _, k = last
+        ok, seat = self._obs[k], str(o.seat)
+        if ok.type != "played" or not ok.doubts or self._clashes_since(k) < HINDSIGHT_GAIN:
             return
         before = self._core_before(k)
         d = before._live_deal()
@@ -1108,121 +1104,109 @@ class Decoder:
             ):
                 yield a
 
-    def _amend(self, obs: Observation) -> list[Event]:
-        """Cards the camera found in a seat's play zone soon after its play, with no hand near
-        (``played`` with ``amends``: the time of the play). The play, as the camera read it (the
-        cards a second look took for no card may be these: seed 9910), is read with them when
-        that is legal and the continuation clashes no more; otherwise a notice says why."""
-        seat, at = obs.seat, obs.extra["amends"]
+    def _late_cards(self, obs: Observation) -> list[Event]:
+        """Cards of a seat's play seen after it was judged, an edit of that play weighed by
+        ``_search``: found in its zone soon after with no hand near (``amends``: the play's
+        time), the play as the camera read it (the cards a second look took for no card may be
+        these: seed 9910) read with them when that is legal and the continuation clashes no more;
+        or lying there read anew (``was``: their earlier readings), the seat's latest play this
+        trick holding them read with the new cards when the continuation has fewer clashes or
+        third copies; an earlier play of the deal re-read with a new card where the camera saw
+        an old one (a bet on which copy was the misread) goes back to the camera's reading with
+        it when the continuation clashes no more (seed 9406). Otherwise a notice says why."""
+        seat, deal = obs.seat, self.state.deal_no
         assert seat is not None  # a ``played`` has a seat (parse_observation)
-        k = amended(self._obs, obs)
-        pos = None if k is None else self._play_pos(k)
-        if k is None or pos is None:
+        alts: list[Alt] = []
+        if "amends" in obs.extra:
+            at = obs.extra["amends"]
+            head = f"{_text(obs.cards)} found late in {seat}'s play zone, not added: "
+            k = amended(self._obs, obs)
+            pos = None if k is None else self._play_pos(k)
             why = f"no play by {seat} observed at t={at} is in effect"
-        elif self._effective[pos].deal != self.state.deal_no:
-            why = "that play belongs to an earlier deal"
+            if k is not None and pos is not None and self._effective[pos].deal != deal:
+                why = "that play belongs to an earlier deal"
+            elif k is not None and pos is not None:
+                e, ok = self._effective[pos], self._obs[k]
+                seen = e.data.get("camera")
+                was = [parse_card(c) for c in seen] if seen is not None else list(ok.cards)
+                cards = sort_cards([*was, *obs.cards])
+                before = self._core_before(k)
+                d = before._live_deal()
+                why = f"{seat} playing {_text(cards)} would not be legal"
+                if d is not None and d.turn == seat and before._legal(d, seat, cards):
+                    saw = f" (the camera saw {_text(seen)})" if seen is not None else ""
+                    reason = (
+                        f"{_text(obs.cards)} found in {seat}'s play zone with no hand near, "
+                        f"{obs.t - at:.1f} s after its play of {_text(e.data['cards'])}{saw}: "
+                        f"read as {_text(cards)}"
+                    )
+                    extra = {x: v for x, v in ok.extra.items() if x not in ("camera", "reread")}
+                    extra["reread"] = reason
+                    fix = replace(
+                        ok, cards=tuple(cards), doubts=ok.doubts + obs.doubts, extra=extra
+                    )
+                    alts.append(Alt(k, {k: [fix]}, 0.0, reason, 0, _strain))
+                    why = "the table's continuation would then clash more"
         else:
-            e, ok = self._effective[pos], self._obs[k]
-            seen = e.data.get("camera")
-            was = [parse_card(c) for c in seen] if seen is not None else list(ok.cards)
-            cards = sort_cards([*was, *obs.cards])
-            before = self._core_before(k)
-            d = before._live_deal()
-            why = f"{seat} playing {_text(cards)} would not be legal"
-            if d is not None and d.turn == seat and before._legal(d, seat, cards):
-                saw = f" (the camera saw {_text(seen)})" if seen is not None else ""
-                reason = (
-                    f"{_text(obs.cards)} found in {seat}'s play zone with no hand near, "
-                    f"{obs.t - at:.1f} s after its play of {_text(e.data['cards'])}{saw}: read "
-                    f"as {_text(cards)}"
-                )
-                extra = {x: v for x, v in ok.extra.items() if x not in ("camera", "reread")}
-                fix = replace(
-                    ok,
-                    cards=tuple(cards),
-                    doubts=ok.doubts + obs.doubts,
-                    extra={**extra, "reread": reason},
-                )
-                fixed = self._search([Alt(k, {k: [fix]}, 0.0, reason, 0, _strain)], obs.t)
-                if fixed is not None:
-                    return fixed
-                why = "the table's continuation would then clash more"
-        text = f"{_text(obs.cards)} found late in {seat}'s play zone, not added: {why}"
-        return self._notice(obs.t, text)
-
-    def _relabel(self, obs: Observation) -> list[Event]:
-        """Cards lying in a seat's play zone that the camera now reads otherwise (``played``
-        with ``was``: their earlier readings). The seat's latest play this trick holding them is
-        read with the new cards when the continuation then has fewer clashes or third copies;
-        or, when an earlier play of the deal was re-read with a new card where the camera saw an
-        old one (a bet on which copy was the misread), that play goes back to the camera's
-        reading too, when the continuation clashes no more (seed 9406). Otherwise a notice."""
-        seat = obs.seat
-        assert seat is not None  # a ``played`` has a seat (parse_observation)
-        old = [parse_card(c) for c in obs.extra["was"]]
-        swaps = list(zip(old, obs.cards, strict=True))
-        text = f"{_text(old)} in {seat}'s play zone read again as {_text(obs.cards)}"
-        pos = self._relabel_target(seat, old)
-        if pos is None:
-            why = f"no play of {seat}'s this trick holds {_text(old)}"
-            return self._notice(obs.t, f"{text}; the first reading stands: {why}")
-        e, k = self._effective[pos], self._origin[pos]
-        ok = self._obs[k]
-        cards = [parse_card(c) for c in e.data["cards"]]
-        # what the camera reads there now: its earlier reading with the cards read anew
-        camera = [str(c) for c in e.data.get("camera") or ok.cards]
-        for a, b in swaps:
-            cards[cards.index(a)] = b
-            if str(a) in camera:
-                camera[camera.index(str(a))] = str(b)
-        now_text = _text(sort_cards(cards))
-        fix = self._fix(ok, cards, f"{text} at t={obs.t:.1f}: read as {now_text}", camera)
-        alts = [Alt(k, {k: [fix]}, 0.0, str(fix.extra["reread"]), 1, _strain)]
-        for i in range(pos - 1, -1, -1):  # the latest play of the deal that bet on the old card
-            eq = self._effective[i]
-            if eq.deal != e.deal:
-                break
-            cam = eq.data.get("camera")
-            if eq.type != "play" or not cam:
-                continue
-            have, seen = (
-                Counter(parse_card(c) for c in eq.data["cards"]),
-                Counter(map(parse_card, cam)),
+            old = [parse_card(c) for c in obs.extra["was"]]
+            swaps = list(zip(old, obs.cards, strict=True))
+            text = f"{_text(old)} in {seat}'s play zone read again as {_text(obs.cards)}"
+            head = f"{text}; the first reading stands: "
+            start = max(
+                (j for j, x in enumerate(self._obs) if x.type in ("trick_cleared", "deal_start")),
+                default=-1,
             )
-            if any(have[b] > seen[b] and seen[a] > have[a] for a, b in swaps):
-                kq = self._origin[i]
-                why = f"as the camera read it ({text} at t={obs.t:.1f})"
-                back = self._fix(self._obs[kq], map(parse_card, cam), why, cam)
-                alts.insert(
-                    0,
-                    Alt(
-                        kq, {kq: [back], k: [fix]}, 0.0, f"{why}; {fix.extra['reread']}", 0, _strain
-                    ),
+            mine = takewhile(
+                lambda i: self._effective[i].deal == deal and self._origin[i] > start,
+                range(len(self._effective) - 1, -1, -1),
+            )
+            pos = next(
+                (
+                    i
+                    for i in mine
+                    if self._effective[i].type == "play"
+                    and self._effective[i].data.get("seat") == seat
+                    and not Counter(old)
+                    - Counter(map(parse_card, self._effective[i].data["cards"]))
+                ),
+                None,
+            )
+            why = f"no play of {seat}'s this trick holds {_text(old)}"
+            if pos is not None:
+                e, k = self._effective[pos], self._origin[pos]
+                cards = [parse_card(c) for c in e.data["cards"]]
+                # what the camera reads there now: its earlier reading with the cards read anew
+                camera = [str(c) for c in e.data.get("camera") or self._obs[k].cards]
+                for a, b in swaps:
+                    cards[cards.index(a)] = b
+                    if str(a) in camera:
+                        camera[camera.index(str(a))] = str(b)
+                now = _text(sort_cards(cards))
+                fix = self._fix(
+                    self._obs[k], cards, f"{text} at t={obs.t:.1f}: read as {now}", camera
                 )
-                break
+                alts.append(Alt(k, {k: [fix]}, 0.0, str(fix.extra["reread"]), 1, _strain))
+                why = f"{seat} playing {now} would fit the table's continuation no better"
+                for i in range(pos - 1, -1, -1):  # the latest play of the deal that bet on it
+                    eq, kq = self._effective[i], self._origin[i]
+                    if eq.deal != e.deal:
+                        break
+                    cam = eq.data.get("camera")
+                    if eq.type != "play" or not cam:
+                        continue
+                    have, seen = (
+                        Counter(map(parse_card, eq.data["cards"])),
+                        Counter(map(parse_card, cam)),
+                    )
+                    if any(have[b] > seen[b] and seen[a] > have[a] for a, b in swaps):
+                        back = f"as the camera read it ({text} at t={obs.t:.1f})"
+                        fixes = {
+                            kq: [self._fix(self._obs[kq], map(parse_card, cam), back, cam)],
+                            k: [fix],
+                        }
+                        alts.insert(
+                            0, Alt(kq, fixes, 0.0, f"{back}; {fix.extra['reread']}", 0, _strain)
+                        )
+                        break
         fixed = self._search(alts, obs.t)
-        if fixed is not None:
-            return fixed
-        why = f"{seat} playing {now_text} would fit the table's continuation no better"
-        return self._notice(obs.t, f"{text}; the first reading stands: {why}")
-
-    def _relabel_target(self, seat: str, old: Sequence[Card]) -> int | None:
-        """Position in the effective log of ``seat``'s latest play of the current trick whose
-        cards, as the referee reads them, hold ``old``."""
-        need = Counter(old)
-        start = next(
-            (
-                j
-                for j in range(len(self._obs) - 1, -1, -1)
-                if self._obs[j].type in ("trick_cleared", "deal_start")
-            ),
-            -1,
-        )
-        for i in range(len(self._effective) - 1, -1, -1):
-            e = self._effective[i]
-            if e.deal != self.state.deal_no or self._origin[i] <= start:
-                return None
-            if e.type == "play" and e.data.get("seat") == seat:
-                if not need - Counter(parse_card(c) for c in e.data["cards"]):
-                    return i
-        return None
+        return self._notice(obs.t, head + why) if fixed is None else fixed

@@ -927,10 +927,8 @@ class Referee(Decoder):
             self._deal_snap = None  # an earlier deal may have changed
             self._prev_snap = None
             return self._correct(obs)
-        if obs.type == "played" and "amends" in obs.extra:
-            return self._amend(obs)
-        if obs.type == "played" and "was" in obs.extra:
-            return self._relabel(obs)
+        if obs.type == "played" and ("amends" in obs.extra or "was" in obs.extra):
+            return self._late_cards(obs)
         if obs.type == "glimpse":  # no play: kept for hindsight (``_won_unseen``)
             self._glimpses.append(obs)
             return []
