@@ -35,6 +35,11 @@ top-down view as a picture and kept in the profile (``DeckProfile.faces``); the 
 reads those 12 cards by their whole face alone (a corner read as one of them, in the suit
 frames or in play, is a guess on a figure and is dropped).
 
+Jokers without an index the same way: a jokers frame that shows neither joker by a corner index
+read as a joker (a picture joker: its corners, if any, are guesses on the picture) has both cut
+out as pictures (``vision.faces.jokers_from_frame``: the big joker is the colourful one, else
+the one on the camera's right) and read by their face alone, beside any court faces.
+
 The profile is a small JSON file (``guandan vision enrol ... --out deck.json``), tied to the
 classifier it was made with (an embedding means nothing to another model): loading it with
 another classifier is refused with an error naming both.
@@ -656,6 +661,7 @@ def enrol(
     corners: list[tuple[str, np.ndarray, np.ndarray]] = []  # card, probs, unit embedding
     pictures: list[np.ndarray] = []  # each corner's grey picture (suits by their shape)
     pair_faces = PairFaces()  # each card's face between its two corners (vision/pairfaces.py)
+    jokers: list[tuple[dict[str, np.ndarray], tuple[float, float]]] = []  # read by face
     for k, image, kind in suit_shots:
         boxes, scores = detector.corners(image)
         sure = scores >= detector.conf
@@ -666,6 +672,21 @@ def enrol(
             keep = probs[:, names.index(NONE_CLASS)] < 0.5
             probs, feats = probs[keep], feats[keep]
             boxes = boxes[keep]
+        labels = assign_ranks(probs, kind, names, copies)
+        if kind == "J" and not _jokers_read(probs, labels, names):
+            # jokers that print no corner index (a picture, a word down the side): whatever
+            # corners the frame gave are guesses on a picture (no reading of the frame to
+            # check), and both jokers are read by face
+            problem = blur_problem(where(k, kind), widths[k], ["SB", "HR"]) if check else None
+            if check and problem is None and len(probs) >= 3:
+                # a suit's frame given as the jokers: its many corners read as that suit
+                reading = FrameReading(where(k, kind), kind, probs, names, frame_digest(image))
+                if reading.read_as() not in (None, "J"):
+                    problem = frame_problem(reading, copies)
+            if problem:
+                raise EnrolError(problem)
+            jokers.append(_joker_faces(image, where(k, kind), log))
+            continue
         if check:
             reading = FrameReading(where(k, kind), kind, probs, names, frame_digest(image))
             problem = blur_problem(reading.where, widths[k], reading.unsure_cards())
@@ -674,7 +695,6 @@ def enrol(
             if problem:
                 raise EnrolError(problem)
             readings.append(reading)
-        labels = assign_ranks(probs, kind, names, copies)
         got = 0
         centres: list[tuple[str, tuple[float, float]]] = []
         for lab, p, f, b in zip(labels, probs, feats, boxes, strict=True):
@@ -696,6 +716,8 @@ def enrol(
     if problem:
         raise EnrolError(problem)
     named = {lab for lab, _, _ in corners}
+    if not named:
+        raise EnrolError("no card corner found in any frame: give one frame per suit")
     cards = [c for c in names if c in named]
     labels = np.array([cards.index(c) for c, _, _ in corners])
     feats = np.stack([f for _, _, f in corners])
@@ -728,17 +750,70 @@ def enrol(
         for colour, c in cos.items():
             a = suits.alpha[colour]
             log(f"{colour} suits: prototypes of a rank's two suits alike {c:.3f} -> alpha {a:g}")
-    if courts:
-        # court frames are for a deck whose J, Q and K print no index: their cards are read by
-        # face alone. A corner the suit frames read as one of them was a guess on a figure
-        # (guyenne-classic: the club court cards' corners read as CJ CQ CK, once or twice each)
-        profile.faces = court_faces(courts, log)
-        if profile.faces:
-            keep = [k for k, c in enumerate(profile.cards) if c not in profile.faces.pictures]
-            profile.cards = [profile.cards[k] for k in keep]
-            profile.prototypes = profile.prototypes[keep]
-            profile.counts = [profile.counts[k] for k in keep]
+    # court frames are for a deck whose J, Q and K print no index, a jokers frame without
+    # joker corners for jokers that print none: those cards are read by face alone. A corner
+    # the frames read as one of them was a guess on a picture (guyenne-classic: the club court
+    # cards' corners read as CJ CQ CK, once or twice each)
+    faces = court_faces(courts, log) if courts else None
+    if jokers:
+        faces = faces or CourtFaces()
+        sizes = [s for _, s in jokers]
+        if courts:  # the court frames' size, and the jokers'
+            sizes += [faces.card_mm] * len(courts)
+        for pics, _ in jokers:
+            faces.pictures.update(pics)
+        faces.card_mm = (
+            float(np.median([w for w, _ in sizes])),
+            float(np.median([h for _, h in sizes])),
+        )
+    if faces:
+        profile.faces = faces
+        keep = [k for k, c in enumerate(profile.cards) if c not in faces.pictures]
+        profile.cards = [profile.cards[k] for k in keep]
+        profile.prototypes = profile.prototypes[keep]
+        profile.counts = [profile.counts[k] for k in keep]
     return profile
+
+
+#: a corner counts as a joker's index when the classifier gives the jokers together at least
+#: this probability (a corner found in a joker's picture reads as some number card, or as a
+#: joker unsurely)
+JOKER_SURE = 0.5
+
+
+def _jokers_read(probs: np.ndarray, labels: Sequence[str | None], names: Sequence[str]) -> bool:
+    """Whether a jokers frame shows both jokers by a corner index each: a corner given to the
+    joker (``assign_ranks``) that the classifier reads as a joker (``JOKER_SURE``). Seen on
+    picture jokers (proc-serif-picjokers, seed 48001): a corner in the small joker's picture
+    read S7 0.23, one in the big one's HR 0.78; neither joker has an index."""
+    if not len(probs):
+        return False
+    names = list(names)
+    joker = probs[:, names.index("SB")] + probs[:, names.index("HR")]
+    read = {lab for lab, p in zip(labels, joker, strict=True) if lab and p >= JOKER_SURE}
+    return read == {"SB", "HR"}
+
+
+def _joker_faces(
+    image: np.ndarray, where: str, log: Any = None
+) -> tuple[dict[str, np.ndarray], tuple[float, float]]:
+    """The two jokers of a jokers frame cut as pictures (``vision.faces.jokers_from_frame``),
+    for a deck whose jokers print no corner index; ``where`` names the frame."""
+    from vision.faces import jokers_from_frame
+    from vision.table import TableError, calibrate
+
+    try:
+        pics, size, how = jokers_from_frame(image, calibrate(image))
+    except TableError as exc:
+        raise EnrolError(
+            f"{where}: no corner index of the jokers (SB, HR) read, and their faces cannot be "
+            f"cut: {exc}; the jokers frame needs the table's markers in view"
+        ) from None
+    except FaceError as exc:
+        raise EnrolError(f"{where}: no corner index of the jokers read, and {exc}") from None
+    if log:
+        log(f"{where}: no joker's corner index read; SB and HR read by their faces ({how})")
+    return pics, size
 
 
 def court_faces(

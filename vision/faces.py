@@ -12,6 +12,14 @@ the strip of each that shows beside it, and so are those under a number card see
 corner indices give its place and angle: ``find(tops=...)``). A strip no face fits surely is a
 card that *may* lie there (``FaceMatch.maybe``), for the referee to add only to a play that is
 illegal without it.
+
+Jokers the same way: a deck whose jokers print no usable corner index (only a picture, or a word
+down the side) gives the corner detector nothing there either. ``jokers_from_frame`` cuts both
+from the enrolment's jokers frame; the big joker (HR) is told from the small one (SB) by colour
+(``colourful``: a small joker is often printed in black ink, the big one in colour, the same
+drawing), else by where they lie (SB on the camera's left). Their pictures join the court
+faces: one search, one set of pictures (``CourtFaces``), whatever cards they are. A picture in
+black ink makes dark ink count where ``find`` decides to look (``CourtFaces.dark_ink``).
 Figures: models/README.md ("Court cards by their whole face"), bench/court_faces.py.
 
 Pure OpenCV + numpy, no model.
@@ -30,15 +38,21 @@ import numpy as np
 
 __all__ = [
     "COURT_RANKS",
+    "JOKERS",
     "FACE_PX_PER_MM",
     "CourtFaces",
     "FaceError",
     "FaceMatch",
+    "colourful",
     "faces_from_frame",
+    "jokers_from_frame",
     "table_view",
 ]
 
 COURT_RANKS = "JQK"
+#: the small and the big joker (CONTRACT notation); a deck whose jokers print no usable corner
+#: index (only a picture, or a word down the side) has them read by their face too
+JOKERS = ("SB", "HR")
 SUITS = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds"}
 #: the top-down view faces are kept and looked for in (a camera over a table sees a card ~45-70
 #: px wide, 0.7-1.1 px/mm; 0.5 keeps the figure's large shapes and costs a quarter of 1 px/mm)
@@ -56,6 +70,14 @@ MARGIN = 0.06
 #: one card's face in it: a court figure is mostly ink, a number card white with a few pips
 INK_SAT = 90
 INK_SHARE = 0.15
+#: ... or, for a deck with a picture drawn in black (a small joker printed in one ink), dark ink
+#: too (value under ``INK_DARK``): counted only when one of the deck's pictures is such a one
+#: (``CourtFaces.dark_ink``), so a deck of colourful court figures is searched as before
+INK_DARK = 80
+#: ... and a group must hold at least this share of the least-inked picture's own ink, when
+#: that is less than ``INK_SHARE`` (the small joker of proc-serif-picjokers: 0.2 of its face
+#: dark ink as enrolled, 0.14 of a card's area in a zone view of a rendered game, seed 5)
+INK_SELF = 0.5
 #: angles tried around a group's outline (degrees either side)
 ANGLE_SLACK = 16.0
 #: searches remembered, and how alike (mean grey difference of 12 x 12 thumbnails) a part of
@@ -105,6 +127,19 @@ def _ncc(a: np.ndarray, b: np.ndarray) -> float:
     b = b.reshape(-1) - b.mean()
     den = float(np.sqrt((a * a).sum() * (b * b).sum()))
     return float((a * b).sum() / den) if den > 1e-6 else -1.0
+
+
+def _ink(hsv: np.ndarray, dark: bool) -> np.ndarray:
+    """A picture's ink: saturated colour (``INK_SAT``), and with ``dark`` dark ink as well."""
+    out = (hsv[:, :, 1] >= INK_SAT) & (hsv[:, :, 2] >= 60)
+    return out | (hsv[:, :, 2] < INK_DARK) if dark else out
+
+
+def colourful(picture: np.ndarray) -> float:
+    """The share of a picture in saturated colour (a big joker is printed in colour, a small
+    one often in black alone)."""
+    hsv = cv2.cvtColor(picture, cv2.COLOR_BGR2HSV)
+    return float(_ink(hsv, False).mean())
 
 
 def _not_table(view: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -258,6 +293,8 @@ class CourtFaces:
     _memo: list[tuple[tuple[float, float], tuple[int, ...], np.ndarray, list[FaceMatch]]] = field(
         default_factory=list, repr=False
     )
+    #: (the pictures it was measured on, dark ink counts, the ink share a group needs)
+    _gate: tuple[tuple[tuple[str, int], ...], bool, float] | None = field(default=None, repr=False)
 
     def _recall(
         self, where: tuple[float, float], shape: tuple[int, ...], small: np.ndarray
@@ -273,6 +310,31 @@ class CourtFaces:
 
     def __bool__(self) -> bool:
         return bool(self.pictures)
+
+    @property
+    def dark_ink(self) -> bool:
+        """Whether a picture is drawn mostly in dark ink, not colour (a small joker printed
+        black on white): then dark ink counts in ``find``'s test of where to look."""
+        return self._ink_gate()[0]
+
+    def ink_share(self) -> float:
+        """How much of a card's face must be ink for ``find`` to look at a group of cards:
+        ``INK_SHARE``, or less for a deck with a picture of less ink (``INK_SELF`` of its own
+        share, a small joker drawn in black lines on white)."""
+        return self._ink_gate()[1]
+
+    def _ink_gate(self) -> tuple[bool, float]:
+        key = tuple(sorted((c, id(p)) for c, p in self.pictures.items()))
+        if self._gate is None or self._gate[0] != key:
+            dark, share = False, INK_SHARE
+            for pic in self.pictures.values():
+                hsv = cv2.cvtColor(pic, cv2.COLOR_BGR2HSV)
+                colour, inked = float(_ink(hsv, False).mean()), float(_ink(hsv, True).mean())
+                if colour < INK_SHARE:  # a picture in black ink: dark ink counts
+                    dark = True
+                    share = min(share, INK_SELF * inked)
+            self._gate = (key, dark, share)
+        return self._gate[1], self._gate[2]
 
     def turns(self, card: str) -> list[tuple[float, np.ndarray, np.ndarray]]:
         got = self._turns.get(card)
@@ -307,7 +369,8 @@ class CourtFaces:
         fg = _not_table(blur, table)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
         hsv = cv2.cvtColor(view, cv2.COLOR_BGR2HSV)
-        inked = (hsv[:, :, 1] >= INK_SAT) & (hsv[:, :, 2] >= 60)
+        dark, share = self._ink_gate()
+        inked = _ink(hsv, dark)
         w_px = self.card_mm[0] * FACE_PX_PER_MM
         h_px = self.card_mm[1] * FACE_PX_PER_MM
         d = int(math.ceil(math.hypot(w_px, h_px))) + 2
@@ -316,7 +379,7 @@ class CourtFaces:
             if stats[i, cv2.CC_STAT_AREA] < 0.4 * w_px * h_px:
                 continue  # less than a card's face in view
             part = labels == i
-            if np.count_nonzero(inked & part) < INK_SHARE * w_px * h_px:
+            if np.count_nonzero(inked & part) < share * w_px * h_px:
                 continue  # white cards with a few pips: no figure here
             x, y, w, h = (int(v) for v in stats[i, :4])
             x0, y0 = max(0, x - d // 4), max(0, y - d // 4)
@@ -640,14 +703,13 @@ class CourtFaces:
         return cls(pics, (w, h), float(raw.get("min_score", MIN_SCORE)))
 
 
-def faces_from_frame(
-    image: np.ndarray, calibration: Any, suit: str
-) -> tuple[dict[str, np.ndarray], tuple[float, float]]:
-    """The J, Q and K of ``suit`` cut from a court frame: three cards laid apart in one row,
-    J to K from left to right as the camera sees them. Returns upright pictures (BGR at
-    ``FACE_PX_PER_MM``) by card, and the cards' measured size in mm (width, height)."""
-    if suit not in SUITS:
-        raise FaceError(f"court frame: suit {suit!r}: one of S H C D")
+def _cut_cards(
+    image: np.ndarray, calibration: Any
+) -> list[tuple[float, np.ndarray, tuple[float, float]]]:
+    """The cards lying apart in an enrolment frame, cut from the table's top-down view (the
+    calibration from the same frame) as upright pictures at ``FACE_PX_PER_MM``: ``(image x of
+    the card's middle, picture, its size in mm (width, height))``, left to right as the camera
+    sees them."""
     g = calibration.geometry
     view = table_view(image, calibration, (0.0, 0.0, g.width_mm, g.height_mm), 1.0)
     blur = cv2.GaussianBlur(view, (5, 5), 0)
@@ -673,9 +735,37 @@ def faces_from_frame(
         m[0, 2] += fw / 2 - cx
         m[1, 2] += fh / 2 - cy
         pic = cv2.warpAffine(view, m, (fw, fh), flags=cv2.INTER_AREA)
-        # image x of the card's middle: J, Q, K lie left to right as the camera sees them
         ix = float(calibration.to_image([(cx, cy)])[0][0])
         cards.append((ix, pic, (float(w), float(h))))
+    cards.sort(key=lambda c: c[0])
+    return cards
+
+
+def _same_size(
+    cards: Sequence[tuple[float, np.ndarray, tuple[float, float]]], names: Sequence[str]
+) -> tuple[dict[str, np.ndarray], tuple[float, float]]:
+    """The cut pictures by name, brought to their median size (mm, returned too)."""
+    size = (
+        float(np.median([c[2][0] for c in cards])),
+        float(np.median([c[2][1] for c in cards])),
+    )
+    shape = (int(round(size[0] * FACE_PX_PER_MM)), int(round(size[1] * FACE_PX_PER_MM)))
+    pics = {
+        name: cv2.resize(pic, shape, interpolation=cv2.INTER_AREA)
+        for name, (_, pic, _) in zip(names, cards, strict=True)
+    }
+    return pics, size
+
+
+def faces_from_frame(
+    image: np.ndarray, calibration: Any, suit: str
+) -> tuple[dict[str, np.ndarray], tuple[float, float]]:
+    """The J, Q and K of ``suit`` cut from a court frame: three cards laid apart in one row,
+    J to K from left to right as the camera sees them. Returns upright pictures (BGR at
+    ``FACE_PX_PER_MM``) by card, and the cards' measured size in mm (width, height)."""
+    if suit not in SUITS:
+        raise FaceError(f"court frame: suit {suit!r}: one of S H C D")
+    cards = _cut_cards(image, calibration)
     if len(cards) != 3:
         name = SUITS.get(suit, suit)
         raise FaceError(
@@ -683,14 +773,39 @@ def faces_from_frame(
             "apart in one row (J left, K right as the camera sees them), face up, the table's "
             "markers in view"
         )
-    cards.sort(key=lambda c: c[0])
-    size = (
-        float(np.median([c[2][0] for c in cards])),
-        float(np.median([c[2][1] for c in cards])),
-    )
-    shape = (int(round(size[0] * FACE_PX_PER_MM)), int(round(size[1] * FACE_PX_PER_MM)))
-    pics = {
-        f"{suit}{r}": cv2.resize(pic, shape, interpolation=cv2.INTER_AREA)
-        for r, (_, pic, _) in zip(COURT_RANKS, cards, strict=True)
-    }
-    return pics, size
+    return _same_size(cards, [f"{suit}{r}" for r in COURT_RANKS])
+
+
+#: the big joker is told from the small one by colour when their shares of saturated colour
+#: (``colourful``) differ by at least this (the small joker printed black, the big one in
+#: colour); else by where they lie, the small one on the camera's left
+JOKER_COLOUR_GAP = 0.05
+
+
+def jokers_from_frame(
+    image: np.ndarray, calibration: Any
+) -> tuple[dict[str, np.ndarray], tuple[float, float], str]:
+    """The two jokers cut from a jokers frame (the two cards apart, face up, the table's markers
+    in view), for a deck whose jokers print no corner index. Which is the big joker (HR): the
+    colourful one, when one is clearly more colourful (``JOKER_COLOUR_GAP``); else the one on
+    the camera's right, the small joker (SB) on its left. Returns the pictures by card, the
+    cards' size in mm and how they were told apart (for the enrolment log)."""
+    cards = _cut_cards(image, calibration)
+    if len(cards) != 2:
+        raise FaceError(
+            f"found {len(cards)} card{'' if len(cards) == 1 else 's'} where the small and "
+            "the big joker (SB, HR) should lie "
+            "apart; lay the two jokers of one deck face up and apart, the table's markers in view"
+        )
+    colour = [colourful(pic) for _, pic, _ in cards]
+    if abs(colour[1] - colour[0]) >= JOKER_COLOUR_GAP:
+        if colour[0] > colour[1]:
+            cards = [cards[1], cards[0]]
+        how = f"HR the colourful one ({max(colour):.2f} of it in colour against {min(colour):.2f})"
+    else:
+        how = (
+            f"alike in colour ({colour[0]:.2f}, {colour[1]:.2f}): SB the one on the camera's "
+            "left, HR on its right"
+        )
+    pics, size = _same_size(cards, JOKERS)
+    return pics, size, how

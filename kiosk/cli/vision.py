@@ -120,7 +120,12 @@ def register(subparsers: Any) -> None:
     suits = ("spades", "hearts", "clubs", "diamonds")
     for name in suits:
         frames(f"--{name}", f"frame(s) showing the 13 {name} of one deck")
-    frames("--jokers", "frame(s) showing the two jokers")
+    frames(
+        "--jokers",
+        "frame(s) showing the two jokers (jokers that print no corner index, only a picture: "
+        "laid apart, the table's markers in view; read by their whole face, the big joker "
+        "told from the small one by colour, else lying on the camera's right)",
+    )
     for name in suits:
         frames(
             f"--court-{name}",
@@ -452,9 +457,18 @@ def _enrol(args: argparse.Namespace) -> int:
             }
         )
     )
-    if faces:
+    jokers = [c for c in faces if c in ("SB", "HR")]
+    courts_read = [c for c in faces if c not in jokers]
+    if courts_read:
         print(
-            f"guandan vision enrol: {len(faces)} court cards read by their face: {' '.join(faces)}",
+            f"guandan vision enrol: {len(courts_read)} court cards read by their face: "
+            f"{' '.join(courts_read)}",
+            file=sys.stderr,
+        )
+    if jokers:
+        print(
+            f"guandan vision enrol: the jokers print no corner index; read by their face: "
+            f"{' '.join(jokers)}",
             file=sys.stderr,
         )
     if lacking:

@@ -13,8 +13,10 @@ import json
 import math
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -42,7 +44,8 @@ EXCLUDED = {
 #: 2026-11-30): guyenne-classic's J, Q and K show only a large suit sign or the figure's art
 #: where the other cards have rank + suit. Scenes label no box there (an "ignore" region
 #: instead): there is no index to find, and no corner reader can tell J from Q from K.
-NO_INDEX: dict[str, str] = {"guyenne-classic": "JQK"}
+NO_INDEX: dict[str, str] = {"guyenne-classic": "JQK", "proc-serif-picjokers": "BR"}
+#: (a joker's "rank" is the letter after its suit: SB -> "B", HR -> "R")
 #: (paris and guyenne-classic share jokers, so both are held out together.)
 #: Deck designs never used for training, only for synthetic validation.
 HELD_OUT = ("tigullio", "plastic", "guyenne-classic", "paris", "proc-serif")
@@ -401,16 +404,66 @@ def pip_grid(
     return out
 
 
+#: Procedural designs drawn like another one (its font and seed, so every other card is the
+#: same face) but with other jokers: ``"picture"`` jokers are one large jester picture and no
+#: corner index at all, the small joker in black ink, the big one in colour, the same drawing
+#: (many printed decks do this; their jokers are read by their whole face, vision/faces.py).
+#: Not in ``build_all``: no training set sees them.
+PROC_VARIANTS: dict[str, tuple[str, str]] = {"proc-serif-picjokers": ("proc-serif", "picture")}
+
+
+def _jester(
+    d: Any, w: int, h: int, ink: tuple[int, ...], colours: Sequence[tuple[int, ...]]
+) -> None:
+    """A joker's picture, no index: a jester's head with a three-pointed hat, a collar and two
+    stars, filling most of the face (``colours``: hat, face, collar, stars; ``ink``: lines)."""
+    hat, face, collar, star = colours
+    cx, cy, r = w * 0.5, h * 0.52, w * 0.2
+    lw = max(2, int(w * 0.015))
+    tips = [(w * 0.14, h * 0.16), (w * 0.5, h * 0.1), (w * 0.86, h * 0.16)]
+    base = [(cx - r * 1.3, cy - r * 0.55), (cx, cy - r * 0.9), (cx + r * 1.3, cy - r * 0.55)]
+    d.polygon([base[0], tips[0], base[1]], fill=hat, outline=ink, width=lw)
+    d.polygon([base[1], tips[1], base[2]], fill=hat, outline=ink, width=lw)
+    d.polygon([base[1], tips[2], base[2]], fill=hat, outline=ink, width=lw)
+    for tx, ty in tips:
+        d.ellipse(
+            [tx - r * 0.22, ty - r * 0.22, tx + r * 0.22, ty + r * 0.22],
+            fill=star,
+            outline=ink,
+            width=lw,
+        )
+    d.ellipse([cx - r, cy - r, cx + r, cy + r], fill=face, outline=ink, width=lw)
+    for ex in (cx - r * 0.4, cx + r * 0.4):
+        d.ellipse([ex - r * 0.12, cy - r * 0.3, ex + r * 0.12, cy - r * 0.06], fill=ink)
+    d.arc([cx - r * 0.55, cy - r * 0.2, cx + r * 0.55, cy + r * 0.6], 20, 160, fill=ink, width=lw)
+    zig = [(cx - r * 1.6 + k * r * 0.4, cy + r * (1.05 if k % 2 else 1.6)) for k in range(9)]
+    d.polygon(
+        [(cx - r * 1.6, cy + r * 0.95), *zig, (cx + r * 1.6, cy + r * 0.95)],
+        fill=collar,
+        outline=ink,
+        width=lw,
+    )
+    for sx, sy in ((w * 0.2, h * 0.86), (w * 0.8, h * 0.86)):
+        pts = []
+        for k in range(10):
+            a = math.pi / 2 + k * math.pi / 5
+            rr = r * (0.55 if k % 2 == 0 else 0.22)
+            pts.append((sx + rr * math.cos(a), sy - rr * math.sin(a)))
+        d.polygon(pts, fill=star, outline=ink)
+
+
 def render_procedural(name: str, out_root: Path, seed: int) -> Deck:
-    """A plain deck drawn with a font: corner rank + suit, centre pips/letter, Chinese jokers."""
+    """A plain deck drawn with a font: corner rank + suit, centre pips/letter, Chinese jokers
+    (or, for a ``PROC_VARIANTS`` name, that design with its own jokers)."""
     from PIL import Image, ImageDraw, ImageFont  # train extra
 
     out = out_root / name
+    design, jokers = PROC_VARIANTS.get(name, (name, "index"))
     if (out / "deck.json").exists():
         return load_deck(out)
     rng = np.random.default_rng(seed)
     w, h = CARD_W, int(CARD_W * 1.4)
-    fpath = font_path(_FONTS[name])
+    fpath = font_path(_FONTS[design])
     rank_font = ImageFont.truetype(fpath, int(w * rng.uniform(0.14, 0.18)))
     suit_font = ImageFont.truetype(font_path(_SYMBOL_FONT), int(w * rng.uniform(0.12, 0.15)))
     pip_font = ImageFont.truetype(font_path(_SYMBOL_FONT), int(w * 0.2))
@@ -430,7 +483,14 @@ def render_procedural(name: str, out_root: Path, seed: int) -> Deck:
 
     for card in CARD_NAMES:
         im, d = blank()
-        if card in ("SB", "HR"):
+        if card in ("SB", "HR") and jokers == "picture":
+            if card == "SB":  # one ink, greys: the small joker in black and white
+                grey = (128, 128, 128, 255)
+                _jester(d, w, h, black, (black, paper, grey, black))
+            else:
+                yellow, blue = (235, 190, 20, 255), (30, 70, 200, 255)
+                _jester(d, w, h, black, (red, yellow, blue, red))
+        elif card in ("SB", "HR"):
             col = black if card == "SB" else red
             # Chinese-style: 小王 / 大王 written vertically in the corner, "JOKER" in the middle
             text = "小王" if card == "SB" else "大王"
@@ -454,6 +514,9 @@ def render_procedural(name: str, out_root: Path, seed: int) -> Deck:
                 for px, py in pip_grid(n, w, h, (0.33, 0.34), (0.2, 0.6)):
                     d.text((px, py), _SUIT_GLYPH[suit], font=pip_font, fill=col, anchor="mm")
         arr = np.array(im)
+        if card in ("SB", "HR") and jokers == "picture":
+            cv2.imwrite(str(tmp / f"{card}.png"), cv2.cvtColor(arr, cv2.COLOR_RGBA2BGRA))
+            continue  # no corner index to copy
         # bottom-right index: the card is point-symmetric, so copy the rotated top-left corner
         cw_, ch_ = int(w * 0.3), int(h * 0.32)
         corner = arr[:ch_, :cw_].copy()
@@ -467,9 +530,10 @@ def render_procedural(name: str, out_root: Path, seed: int) -> Deck:
     box = measure_index_box(cards)
     # the CJK joker index is taller than the rank + suit: widen the box to cover both
     box = (box[0], box[1], max(box[2], 0.05 + cjk.size * 1.05 / w), max(box[3], 0.34))
-    (tmp / "deck.json").write_text(
-        json.dumps({"name": name, "source": "procedural", "index_box": box})
-    )
+    meta = {"name": name, "source": "procedural", "index_box": box}
+    if jokers != "index":
+        meta["jokers"] = jokers
+    (tmp / "deck.json").write_text(json.dumps(meta))
     return _publish(tmp, out)
 
 
@@ -505,7 +569,7 @@ def known_decks() -> list[str]:
     the classifier's randomised ``rand-NNN`` decks are vision/synth/randdecks.py's, once
     rendered they load like any other)."""
     kde = [f"kde-{n}" for n in KDE_DECKS]
-    return sorted(set(AISLERIOT_DESIGNS) - EXCLUDED) + list(_FONTS) + kde
+    return sorted(set(AISLERIOT_DESIGNS) - EXCLUDED) + list(_FONTS) + list(PROC_VARIANTS) + kde
 
 
 def ensure_deck(name: str, out_root: Path) -> Deck:
@@ -524,22 +588,23 @@ def ensure_deck(name: str, out_root: Path) -> Deck:
         f"{why} drawing it needs Pillow, which is not installed: pip install pillow "
         "(or the train extra: pip install -e '.[train]')"
     )
-    if name in _FONTS:
+    if name in _FONTS or name in PROC_VARIANTS:
+        design = PROC_VARIANTS.get(name, (name, ""))[0]
         try:
             import PIL  # noqa: F401  (train extra)
         except ImportError:
             raise DeckUnavailable(pillow) from None
         try:
-            fonts = [font_path(_FONTS[name]), font_path(_SYMBOL_FONT), _CJK_FONT]
+            fonts = [font_path(_FONTS[design]), font_path(_SYMBOL_FONT), _CJK_FONT]
         except FileNotFoundError:
-            fonts = [_FONTS[name], _SYMBOL_FONT, _CJK_FONT]
+            fonts = [_FONTS[design], _SYMBOL_FONT, _CJK_FONT]
         missing = [f for f in fonts if not Path(f).exists()]
         if missing:
             raise DeckUnavailable(
                 f"{why} drawing it needs the fonts {', '.join(missing)}: apt-get install "
                 "fonts-dejavu-core fonts-noto-cjk"
             )
-        return render_procedural(name, out_root, seed=deck_seed(name))
+        return render_procedural(name, out_root, seed=deck_seed(design))
     if name.startswith("kde-") and name[4:] in KDE_DECKS:
         try:
             return render_kdegames(name[4:], out_root)
