@@ -1,58 +1,58 @@
 """What the camera may have misread: the decoder between the table pipeline and the rules.
 
-The referee (engine/referee.py) judges rules: given a sequence of readings (plays, passes,
-tribute cards, exposed cards) it emits the events of CONTRACT.md. This module decides *which*
-readings. It is a noisy-channel decoder in the manner of a speech recogniser (DESIGN.md,
-"Decoders in recognition"): the camera's readings and their costs are the acoustic scores, the
-rules and the table's continuation are the language model, the table state is its state.
+The referee (engine/referee.py) judges rules: given a sequence of readings (plays, passes, tribute
+cards, exposed cards) it emits the events of CONTRACT.md. This module decides *which* readings,
+as a noisy-channel decoder in speech recognition does (DESIGN.md, "Decoders in recognition"): the
+camera's readings and their costs are the acoustic scores, the rules and the table's
+continuation the language model, the table state its state.
 
-**The channel.** A ``played`` observation carries the cards as read and ``doubts``
-(``Observation.doubts``): per card its runner-up readings with a cost in nats (the classifier's
-log-odds), ``None`` for "no card here", and entries whose card is ``None`` for a card the camera
-says it may have missed. Beyond that, a camera on fanned cards sees a card too many or misses one
-(``EXTRA_CARD_COST``, ``MISSED_CARD_COST``, which card: ``_missed_cards``), reports a play late
-(its cards settle, a pass lamp is at once: ``REORDER_S``), glimpses cards too faintly to count
-(``glimpse``), finds a card of a play late (``amends``) or reads a lying card anew (``was``), or
-misses a play or a pass altogether (``UNSEEN_COST``), or a seat's last cards (``GONE_CARD_COST``).
-``_readings`` enumerates a play's readings cheapest first; as a play comes, one illegal as read is
-replaced by its cheapest legal reading within ``REREAD_BUDGET`` (``reread``: no hindsight needed).
+**The channel.** A ``played`` observation carries the cards as read and ``doubts``: per card its
+runner-up readings with a cost in nats (the classifier's log-odds), ``None`` for "no card here",
+and entries whose card is ``None`` for a card the camera may have missed. A camera on fanned
+cards also sees a card too many or misses one (``EXTRA_CARD_COST``, ``MISSED_CARD_COST``; which:
+``_missed_cards``), reports a play when its cards settle, after a pass lamp lit at once
+(``REORDER_S``), glimpses cards too faintly to count (``glimpse``), finds a card of a play late
+(``amends``) or reads lying cards anew (``was``), misses a play or a pass (``UNSEEN_COST``) or a
+seat's last cards (``GONE_CARD_COST``). As a play comes, one illegal as read is replaced by its
+cheapest legal reading within ``REREAD_BUDGET`` (``reread``: no hindsight needed).
 
-**The search.** After each observation the referee calls :meth:`Decoder._second_look`. When the
-observation clashes with the log (``_clash``: a foul the table did not act on, a pass by a seat
-not on turn, a play after the deal ended by the count), repeats a card a third time, or the table
-ends a deal the referee has open, the generators below propose *alternative histories*
-(:class:`Alt`): from observation ``k`` inside the commit window on, some observations read
-otherwise, go, or come with others the camera did not see. :meth:`Decoder._search` runs the rules
-referee again over each alternative's continuation and scores it: the camera's cost of the
-readings it takes plus the rules' cost of its continuation over the log's (``CLASH_COST`` a clash,
-``THIRD_COPY_COST`` a third copy). An alternative is admitted only when it removes at least its
-``gain`` of clashes (``HINDSIGHT_GAIN`` for a look back: a real foul clashes once either way and
-stays a foul; none for a choice between readings the camera itself gave). The admitted one of
-least score wins, the earliest change among those within ``TIE_COST`` (a later clash may echo an
-earlier misread), and is published as one ``correction`` (nothing overwritten) whose plays carry
-``camera`` (what the camera read) and ``reread`` (what changed and why). The commit window
-(``_window``, read from the log): the suspects, camera plays illegal as read, out of turn, a
-trick's top a longer play did not beat, or re-read as they came, with at most
-``HINDSIGHT_WINDOW`` plays and passes after them; ``REORDER_SPAN`` observations for the order;
-``GONE_WINDOW`` for a seat gone out unseen. Before it the log is final.
+**Alternatives are edits of the log.** An :class:`Alt` is a history that differs from the log
+from observation ``k`` on by edits of three kinds, each an entry of ``Alt.fixes`` (an index, and
+what stands there instead): a *re-read* (an observation read as other cards, ``_fix``: what the
+camera read stays in ``camera``, why in ``reread``), an *insert* (turns the camera did not see,
+put before an observation) and a *move* (an observation taken back before others the camera
+reported first, to their time: ``_moved``; where it stood, it goes). One generator per kind of
+camera error proposes them:
 
-**The generators** - each one kind of camera error, each alternative one history:
+* re-read: ``_reread_at`` (a suspect by its legal readings: runner-ups, a card too many, a card
+  missed; or one re-read as it came, as the camera read it), ``_third_copy`` (a card seen a third
+  time: an earlier reading of it is the misread), ``_gone`` (a seat's last plays taken as
+  emptying its hand, the rest gone down unseen; ``_undo_gone`` when it plays on), ``_late_cards``
+  (cards found late or read anew: the play they belong to read with them);
+* insert: ``_put_in`` (passes, or plays glimpsed or the only answer short of a bomb), where
+  ``_window`` or ``_unseen`` say such turns may lie;
+* move: ``_reorder`` (a beam over orders of the last ``REORDER_SPAN`` observations),
+  ``_seen_again`` (a play out of turn is one put in, reported late), ``_late_in_next`` (cards of
+  a play seen only with the seat's next one: moved back to it, both re-read).
 
-* ``_reread_at``: a suspect read otherwise (its legal readings: runner-ups, a card too many, a
-  card missed), or, re-read as it came, as the camera read it (an illegal play after all).
-* ``_put_in``: turns the camera did not see, put before an observation: passes, or plays it
-  glimpsed (``_glimpsed``) or the only answer short of a bomb (``_ONLY_ANSWER``).
-* ``_reorder``: plays and passes of different seats within ``REORDER_S`` in another order (a beam
-  of ``REORDER_BEAM`` orders); ``_seen_again``: a play out of turn that repeats one put in is that
-  play, late; ``_late_in_next``: cards of a play seen only with the seat's next one.
-* ``_gone``: a seat's last plays taken as emptying its hand, the rest gone down unseen (undone by
-  ``_undo_gone`` when the seat plays on).
-* ``_third_copy``: a card seen a third time: an earlier play's reading of it is the misread (a
-  cheaper runner-up, or a copy a second look added).
-* ``_amend``, ``_relabel``: cards found late or read anew, put in the play they belong to.
+**The search.** After each observation the referee calls :meth:`Decoder._second_look`. When it
+clashes with the log (``_clash``: a foul the table did not act on, a pass by a seat not on turn,
+a play after the deal ended by the count), repeats a card a third time, or the table ends a deal
+the referee has open, the generators' alternatives go to :meth:`Decoder._search`. It runs the
+rules referee again over each one's continuation and scores it: the camera's cost of its edits
+plus the rules' cost of its continuation over the log's (``CLASH_COST`` a clash,
+``THIRD_COPY_COST`` a third copy). One is admitted only when it removes at least its ``gain`` of
+clashes (``HINDSIGHT_GAIN`` for a look back: a real foul clashes once either way and stays a
+foul; none for a choice between readings the camera itself gave). The least score wins, the
+earliest change among those within ``TIE_COST`` (a later clash may echo an earlier misread), and
+is published as one ``correction`` (nothing overwritten). The commit window: the suspects
+(``_window``: camera plays illegal as read, out of turn, a trick's top a longer play did not
+beat, re-read as they came) with at most ``HINDSIGHT_WINDOW`` plays and passes after them;
+``REORDER_SPAN`` observations for the order; ``GONE_WINDOW`` for a seat gone out unseen. Before
+it the log is final.
 
-Every cost and window is a row of ``COSTS`` with its reason. Not yet one search: each alternative
-changes one place, not a beam over combinations of the window's readings, and only suspects are
+Every cost and window is a row of ``COSTS`` with its reason. Not yet one search: an alternative
+edits one place, not a beam over combinations of the window's readings, and only suspects are
 re-read (every camera play in the window, tried 2026-12-04, found more plays on two sets of
 simulated games and fewer on a third, at 1.6 times the CPU). bench/decoder_harness.py checks a
 change on recorded camera readings and on simulated games with camera errors (issue 41).
@@ -195,22 +195,17 @@ def _missed_cards(
     seen = Counter(cards) + Counter(played or {})
     hint = hints or {}
 
-    def add_rank(rank: str) -> None:
-        of_rank = [c for c in DISTINCT if c.rank == rank]
-        for c in sorted(of_rank, key=lambda c: (seen[c], hint.get(c, math.inf))):
-            add(c)
-
-    def add(c: Card) -> None:
-        if all(c != o for o, _ in out):
-            out.append((c, MISSED_CARD_COST + 0.001 * len(out)))
+    def add(
+        cs: Iterable[Card], key: Callable[[Card], Any] = lambda c: (seen[c], hint.get(c, math.inf))
+    ) -> None:
+        for c in sorted(cs, key=key):
+            if all(c != o for o, _ in out):
+                out.append((c, MISSED_CARD_COST + 0.001 * len(out)))
 
     ranks = {c.rank for c in cards}
     if len(cards) >= 3 and len(ranks) == 1:
-        for c in sorted(set(cards), key=cards.index):
-            add(c)
-    same = [c for c in DISTINCT if c.rank in ranks]
-    for c in sorted(same, key=lambda c: (seen[c], hint.get(c, math.inf))):
-        add(c)
+        add(set(cards), cards.index)
+    add(c for c in DISTINCT if c.rank in ranks)
     order = "A23456789TJQKA"
     plain = {c.rank for c in cards if not c.is_joker}
     if len(cards) >= 3 and plain:
@@ -224,7 +219,7 @@ def _missed_cards(
         near = [i for i in range(max(0, lo - 1), min(13, hi + 1) + 1) if order[i] not in plain]
         near.sort(key=lambda i: not lo < i < hi)  # a gap first, then one more at either end
         for i in near:
-            add_rank(order[i])
+            add(c for c in DISTINCT if c.rank == order[i])
     return out
 
 
@@ -267,6 +262,11 @@ def _rules_cost(events: Iterable[tuple[str, Mapping[str, Any]]]) -> float:
 
 def _text(cards: Iterable[Card | str]) -> str:
     return " ".join(map(str, cards))
+
+
+def _how(cards: Sequence[Card], cost: float, changes: Sequence[str]) -> str:
+    """A re-reading's text: the cards, what changed and what it cost."""
+    return f"re-read as {_text(sort_cards(cards))} ({', '.join(changes)}; cost {cost:.2f})"
 
 
 #: what counts as a clash for an alternative: ``_clash``, ``_strain`` or ``_deal_over_signal``
@@ -399,13 +399,12 @@ class Decoder:
             alts.append(self._reorder(idx))
         if any(_clash(e.type, e.data) for e in out):
             alts.append(self._seen_again(idx, out))
-            for k, why in self._window(idx):  # the oldest first: later ones may be its echoes
-                seat = self._obs[k].seat
-                alts.append(
-                    self._put_in(k, seat, self._obs[k].t)
-                    if why == "unseen"
-                    else self._reread_at(k, why)
-                )
+            alts += [  # the oldest suspect first: later ones may be its echoes
+                self._put_in(k, self._obs[k].seat, self._obs[k].t)
+                if why == "unseen"
+                else self._reread_at(k, why)
+                for k, why in self._window(idx)
+            ]
             alts += [self._late_in_next(idx), self._unseen(idx), self._gone()]
         if any(_deal_over_signal(e.type, e.data) for e in out):
             alts.append(self._gone(idx))
@@ -438,25 +437,17 @@ class Decoder:
                 continue
             if e.type == "play" and e.data.get("legal") is False:
                 out.append((k, "illegal"))
-                if str(e.data.get("reason", "")).startswith("does not beat"):
-                    top = next(
-                        (
-                            p
-                            for p in range(i - 1, -1, -1)
-                            if self._effective[p].type == "play"
-                            and self._effective[p].data.get("legal")
-                        ),
-                        None,
-                    )
-                    t = None if top is None else self._effective[top]
-                    if (
-                        top is not None
-                        and t is not None
-                        and t.deal == e.deal
-                        and len(t.data["cards"]) < len(e.data["cards"])
-                        and self._last_camera_play(t.data["seat"], e.deal, k) == top
-                    ):
-                        out.append((self._origin[top], "top"))
+                eff = self._effective
+                beat = str(e.data.get("reason", "")).startswith("does not beat")
+                tops = (p for p in (range(i - 1, -1, -1) if beat else ()) if eff[p].type == "play")
+                top = next((p for p in tops if eff[p].data.get("legal")), None)
+                if (
+                    top is not None
+                    and eff[top].deal == e.deal
+                    and len(eff[top].data["cards"]) < len(e.data["cards"])
+                    and self._last_camera_play(eff[top].data["seat"], e.deal, k) == top
+                ):
+                    out.append((self._origin[top], "top"))
             elif e.type == "foul" and e.data.get("kind") == "out_of_turn":
                 out.append((k, "unseen"))
             elif e.type == "play" and "camera" in e.data and "reread" not in self._obs[k].extra:
@@ -558,16 +549,11 @@ class Decoder:
         """:meth:`_last_play`, when it is a camera reading (a legal one with ``legal_only``)
         not already taken as the seat's last."""
         i = self._last_play(seat, deal, before)
-        if i is None:
+        e, o = (None, None) if i is None else (self._effective[i], self._obs[self._origin[i]])
+        if e is None or o is None or not o.doubts or e.data.get("unseen"):
             return None
-        e, o = self._effective[i], self._obs[self._origin[i]]
-        ok = (
-            o.doubts
-            and (e.data.get("legal") is not False or not legal_only)
-            and not e.data.get("unseen")
-            and not o.extra.get("not_last")
-        )
-        return i if ok else None
+        as_read = e.data.get("legal") is not False or not legal_only
+        return i if as_read and not o.extra.get("not_last") else None
 
     def _played_after(self, k: int, deal: int) -> Counter[Card]:
         """Copies of each card in the plays of ``deal`` after observation ``k``: a card missed
@@ -664,10 +650,7 @@ class Decoder:
             else "the next plays did not beat it as read, and the table played on as if they did"
         )
         for cards, cost, changes in self._legal_readings(before, d, o.seat, o):
-            text = (
-                f"camera read {_text(o.cards)}: {what}; re-read as {_text(sort_cards(cards))} "
-                f"({', '.join(changes)}; cost {cost:.2f})"
-            )
+            text = f"camera read {_text(o.cards)}: {what}; {_how(cards, cost, changes)}"
             yield Alt(k, {k: [self._fix(o, cards, text, [str(c) for c in o.cards])]}, cost, text)
 
     def _unseen(self, idx: int) -> Iterator[Alt]:
@@ -734,8 +717,8 @@ class Decoder:
             put.append(p)
         d = trial._live_deal()
         if put and (stop is None or (d is not None and d.turn == stop)):
-            text = "; ".join(why)
-            text = f"the table played on as if turns had been taken that the camera missed: {text}"
+            text = "the table played on as if turns had been taken that the camera missed: "
+            text += "; ".join(why)
             yield Alt(k, {k: [*put, o]}, UNSEEN_COST * len(put), text, counts=counts)
 
     def _trick_top_t(self, core: RulesCore, k: int) -> float | None:
@@ -755,10 +738,8 @@ class Decoder:
         for g in reversed(self._glimpses):
             if seat is None or g.seat != seat or not t0 < g.t <= until:
                 continue
-            readings = [list(g.cards)]
-            if len(g.cards) == 1 and g.cards[0] in (SMALL_JOKER, BIG_JOKER):
-                readings.append([g.cards[0]] * 2)
-            for cards in readings:
+            pair = len(g.cards) == 1 and g.cards[0] in (SMALL_JOKER, BIG_JOKER)
+            for cards in [list(g.cards)] + [[g.cards[0]] * 2] * pair:
                 if core._legal(d, seat, cards):
                     return replace(g, cards=tuple(cards))
         return None
@@ -934,24 +915,23 @@ class Decoder:
         if best is None:
             return
         ks = [self._origin[p] for p in best[1]]
+        legal = [self._effective[p].data.get("legal") is not False for p in best[1]]
+        cleared = end is not None and self._obs[end].type == "trick_cleared"
         if sum(1 for x in self._obs[ks[0] + 1 :] if x.type in ("played", "pass")) > GONE_WINDOW:
             return
-        legal = {
-            k: self._effective[p].data.get("legal") is not False
-            for k, p in zip(ks, best[1], strict=True)
-        }
-        cleared = end is not None and self._obs[end].type == "trick_cleared"
-        if cleared and end is not None:
-            # the deal's last trick: cleared right after the play, nobody answering
-            if any(o.type in ("pass", "played") for o in self._obs[ks[-1] + 1 : end]):
-                return
-            if legal[ks[-1]] and self._obs[ks[-1]].seat != d.owner:
-                return
+        if (
+            cleared
+            and (  # the deal's last trick: cleared right after the play, nobody answering
+                any(o.type in ("pass", "played") for o in self._obs[ks[-1] + 1 : end])
+                or (legal[-1] and self._obs[ks[-1]].seat != d.owner)
+            )
+        ):
+            return
         options: list[list[tuple[Observation, float]]] = []
-        for k in ks:
+        for k, as_read in zip(ks, legal, strict=True):
             o = self._obs[k]
             readings: list[Reading] = [(list(o.cards), 0.0, [])]
-            if not legal[k]:
+            if not as_read:
                 before = self._core_before(k)
                 bd = before._live_deal()
                 if bd is None or o.seat is None:
@@ -959,33 +939,28 @@ class Decoder:
                 readings = self._legal_readings(before, bd, o.seat, o)
             opts = []
             for cs, cost, changes in readings:
-                how = f"re-read as {_text(sort_cards(cs))} ({', '.join(changes)}; cost {cost:.2f})"
                 why = (
                     f"{o.seat} still held {d.counts[str(o.seat)]} cards by the count after the "
                     f"camera's {_text(o.extra.get('camera', o.cards))}, and the table "
                     f"{'played on' if end is None else 'ended the deal'} as if {o.seat} had gone "
-                    f"out: {how + '; ' if changes else ''}taken as {o.seat}'s last play, the rest "
-                    "having gone down unseen"
+                    f"out: {_how(cs, cost, changes) + '; ' if changes else ''}taken as "
+                    f"{o.seat}'s last play, the rest having gone down unseen"
                 )
                 if "reread" in o.extra:
                     why = f"{o.extra['reread']}; then {why}"
-                keep = o.doubts if legal[k] else ()
+                keep = o.doubts if as_read else ()
                 opts.append((self._fix(o, cs, why, doubts=keep, rest_unseen=True), cost))
             if not opts:
                 return
             options.append(opts)
+        gain, counts = (HINDSIGHT_GAIN, _clash) if end is None else (1, _deal_over_signal)
         for combo in product(*options):
             fixes = {k: [fix] for k, (fix, _) in zip(ks, combo, strict=True)}
-            then = None
-            if end is None or cleared:
-                gone = [(x[0], self._obs[k], cleared) for k, x in fixes.items()]
-                then = lambda g=gone: self._gone_fixes.extend(g)  # noqa: E731
+            gone = [(x[0], self._obs[k], cleared) for k, x in fixes.items()]
+            then = (lambda g=gone: self._gone_fixes.extend(g)) if end is None or cleared else None
             why = "; ".join(str(f[0].extra["reread"]) for f in fixes.values())
             cost = GONE_CARD_COST * best[0] + sum(c for _, c in combo)
-            if end is None:
-                yield Alt(ks[0], fixes, cost, why, then=then)
-            else:
-                yield Alt(ks[0], fixes, cost, why, 1, _deal_over_signal, then)
+            yield Alt(ks[0], fixes, cost, why, gain, counts, then)
 
     def _undo_gone(
         self, undo: list[tuple[Observation, Observation, bool]], t: float
@@ -994,15 +969,14 @@ class Decoder:
         the referee ended at a clearing: those plays are read as before (and never taken as last
         again), through one correction."""
         self._gone_fixes = [f for f in self._gone_fixes if f not in undo]
-        fixes: dict[int, list[Observation]] = {}
-        for fix, orig, _ in undo:
-            k = next((i for i, o in enumerate(self._obs) if o is fix), None)
-            if k is not None and self._play_pos(k) is not None:
-                fixes[k] = [replace(orig, extra={**orig.extra, "not_last": True})]
-        if not fixes:
-            return []
+        ks = [next((i for i, o in enumerate(self._obs) if o is fix), None) for fix, _, _ in undo]
+        fixes = {
+            k: [replace(orig, extra={**orig.extra, "not_last": True})]
+            for k, (_, orig, _) in zip(ks, undo, strict=True)
+            if k is not None and self._play_pos(k) is not None
+        }
         why = "; ".join(f"{f[0].seat} played on: it had not gone out" for f in fixes.values())
-        return self._publish_alt(Alt(min(fixes), fixes, 0.0, why, gain=0), t)
+        return self._publish_alt(Alt(min(fixes), fixes, 0.0, why, gain=0), t) if fixes else []
 
     def _third_copy(self, idx: int) -> Iterator[Alt]:
         """Camera play ``idx`` holds a third copy of a card X in the deal: which reading of X is
@@ -1013,9 +987,8 @@ class Decoder:
         ``_SWAP_TRIES``) costing ``SWAP_MARGIN`` less than reading X otherwise here (this play's
         legal re-reading, else X's cheapest runner-up; seed 9802). A pair read as a third and
         fourth copy changes both."""
-        o = self._obs[idx]
+        o, pos = self._obs[idx], self._play_pos(idx)
         seat = o.seat
-        pos = self._play_pos(idx)
         if seat is None or pos is None or self._effective[pos].data.get("unseen"):
             return
         before = self._core_before(idx)
@@ -1026,13 +999,11 @@ class Decoder:
         if not dup or max(Counter(o.cards).values()) > 2:
             return
         found = reread(o.cards, o.doubts, lambda cs: before._legal(d, seat, cs), REREAD_BUDGET)
+        ups = [(card, c) for card, a in o.doubts for y, c in a if y is not None]
         here = {
-            x: found[1]
-            if found is not None
-            else min(
-                (c for card, a in o.doubts if card == x for y, c in a if y is not None),
-                default=REREAD_BUDGET_IMPOSSIBLE,
-            )
+            x: min((c for card, c in ups if card == x), default=REREAD_BUDGET_IMPOSSIBLE)
+            if found is None
+            else found[1]
             for x in dup
         }
         excess = {x: max(1, d.played.get(x, 0) + o.cards.count(x) - 2) for x in dup}
@@ -1040,10 +1011,9 @@ class Decoder:
         head = f"seen a third time this deal ({seat} played {_text(o.cards)} as read)"
         swaps: list[tuple[float, int, Alt]] = []
         for i in range(pos - 1, -1, -1):
-            e = self._effective[i]
+            e, k = self._effective[i], self._origin[i]
             if e.deal != deal:
                 break
-            k = self._origin[i]
             ok = self._obs[k]
             if e.type != "play" or e.data.get("legal") is False or ok.seat is None:
                 continue
@@ -1066,8 +1036,8 @@ class Decoder:
                         continue
                     why = (
                         f"{added[0]} {head}, and {ok.seat}'s {_text(e.data['cards'])} held a copy "
-                        f"the camera did not see (it read {_text(camera or ())}): re-read as "
-                        f"{_text(sort_cards(cards))} ({', '.join(changes)}; cost {cost:.2f})"
+                        f"the camera did not see (it read {_text(camera or ())}): "
+                        + _how(cards, cost, changes)
                     )
                     fix = self._fix(ok, cards, why, camera)
                     yield Alt(k, {k: [fix]}, cost, why, gain=0, counts=_strain)
@@ -1094,13 +1064,10 @@ class Decoder:
                     fix = self._fix(ok, cards, why, doubts=ok.doubts)
                     swaps.append((cost, i, Alt(k, {k: [fix]}, cost, why, gain=0, counts=_strain)))
         for _, _, a in sorted(swaps, key=lambda v: (v[0], -v[1]))[:_SWAP_TRIES]:
-            k, ok = a.k, self._obs[a.k]
-            eb = self._core_before(k)
+            eb = self._core_before(a.k)
             ed = eb._live_deal()
-            if (
-                ed is not None
-                and ok.seat is not None
-                and eb._legal(ed, ok.seat, list(a.fixes[k][0].cards))
+            if ed is not None and eb._legal(
+                ed, str(a.fixes[a.k][0].seat), list(a.fixes[a.k][0].cards)
             ):
                 yield a
 
