@@ -65,7 +65,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from itertools import chain, combinations, product, takewhile
+from itertools import chain, combinations, product
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
 from engine.cards import BIG_JOKER, DISTINCT, SMALL_JOKER, Card, parse_card, sort_cards
@@ -529,6 +529,14 @@ class Decoder:
             (i for i, e in enumerate(self._effective) if self._origin[i] == k and e.type == "play"),
             None,
         )
+
+    def _back(self, pos: int, deal: int, after: int = -1) -> Iterator[tuple[int, Event, int]]:
+        """The effective log's events before position ``pos``, the latest first, as long as they
+        are of ``deal`` and of observations after ``after``: (position, event, observation)."""
+        for i in range(pos - 1, -1, -1):
+            if self._effective[i].deal != deal or self._origin[i] <= after:
+                return
+            yield i, self._effective[i], self._origin[i]
 
     def _last_play(self, seat: str, deal: int, before: int) -> int | None:
         """Position in the effective log of ``seat``'s last play in ``deal`` before observation
@@ -1010,10 +1018,7 @@ class Decoder:
         deal = self._effective[pos].deal
         head = f"seen a third time this deal ({seat} played {_text(o.cards)} as read)"
         swaps: list[tuple[float, int, Alt]] = []
-        for i in range(pos - 1, -1, -1):
-            e, k = self._effective[i], self._origin[i]
-            if e.deal != deal:
-                break
+        for i, e, k in self._back(pos, deal):
             ok = self._obs[k]
             if e.type != "play" or e.data.get("legal") is False or ok.seat is None:
                 continue
@@ -1119,22 +1124,16 @@ class Decoder:
             swaps = list(zip(old, obs.cards, strict=True))
             text = f"{_text(old)} in {seat}'s play zone read again as {_text(obs.cards)}"
             head = f"{text}; the first reading stands: "
-            start = max(
-                (j for j, x in enumerate(self._obs) if x.type in ("trick_cleared", "deal_start")),
-                default=-1,
-            )
-            mine = takewhile(
-                lambda i: self._effective[i].deal == deal and self._origin[i] > start,
-                range(len(self._effective) - 1, -1, -1),
+            trick = (
+                j for j, x in enumerate(self._obs) if x.type in ("trick_cleared", "deal_start")
             )
             pos = next(
                 (
                     i
-                    for i in mine
-                    if self._effective[i].type == "play"
-                    and self._effective[i].data.get("seat") == seat
-                    and not Counter(old)
-                    - Counter(map(parse_card, self._effective[i].data["cards"]))
+                    for i, e, _ in self._back(len(self._effective), deal, max(trick, default=-1))
+                    if e.type == "play"
+                    and e.data.get("seat") == seat
+                    and not Counter(old) - Counter(map(parse_card, e.data["cards"]))
                 ),
                 None,
             )
@@ -1154,10 +1153,7 @@ class Decoder:
                 )
                 alts.append(Alt(k, {k: [fix]}, 0.0, str(fix.extra["reread"]), 1, _strain))
                 why = f"{seat} playing {now} would fit the table's continuation no better"
-                for i in range(pos - 1, -1, -1):  # the latest play of the deal that bet on it
-                    eq, kq = self._effective[i], self._origin[i]
-                    if eq.deal != e.deal:
-                        break
+                for _, eq, kq in self._back(pos, e.deal):  # the latest play that bet on it
                     cam = eq.data.get("camera")
                     if eq.type != "play" or not cam:
                         continue
