@@ -32,8 +32,8 @@ camera error proposes them:
 * insert: ``_put_in`` (passes, or plays glimpsed or the only answer short of a bomb), where
   ``_window`` or ``_unseen`` say such turns may lie;
 * move: ``_reorder`` (a beam over orders of the last ``REORDER_SPAN`` observations),
-  ``_seen_again`` (a play out of turn is one put in, reported late), ``_late_in_next`` (cards of
-  a play seen only with the seat's next one: moved back to it, both re-read).
+  ``_late_in_trick`` (a play out of turn is one put in, reported late; or cards of a play seen
+  only with the seat's next one: moved back to it, both re-read).
 
 **The search.** After each observation the referee calls :meth:`Decoder._second_look`. When it
 clashes with the log (``_clash``: a foul the table did not act on, a pass by a seat not on turn,
@@ -398,14 +398,13 @@ class Decoder:
         if obs.type in ("played", "pass"):
             alts.append(self._reorder(idx))
         if any(_clash(e.type, e.data) for e in out):
-            alts.append(self._seen_again(idx, out))
             alts += [  # the oldest suspect first: later ones may be its echoes
                 self._put_in(k, self._obs[k].seat, self._obs[k].t)
                 if why == "unseen"
                 else self._reread_at(k, why)
                 for k, why in self._window(idx)
             ]
-            alts += [self._late_in_next(idx), self._unseen(idx), self._gone()]
+            alts += [self._late_in_trick(idx, out), self._unseen(idx), self._gone()]
         if any(_deal_over_signal(e.type, e.data) for e in out):
             alts.append(self._gone(idx))
         # a third copy is re-read as it comes (``camera``) or flagged: which reading is wrong?
@@ -816,48 +815,37 @@ class Decoder:
         when it was seen): a move, the edit of an observation's time."""
         return replace(o, t=t, extra={**o.extra, "seen_at": o.t})
 
-    def _trick_last(self, idx: int) -> tuple[Observation, int, int] | None:
-        """Camera play ``idx``, and its seat's last play of this trick: (``idx``'s observation,
-        that play's position in the effective log, its observation's index)."""
-        o = self._obs[idx]
-        if o.type != "played" or o.seat is None or not o.doubts:
-            return None
-        i = self._last_play(o.seat, self.state.deal_no, idx)
+    def _late_in_trick(self, idx: int, out: Sequence[Event]) -> Iterator[Alt]:
+        """Camera play ``idx`` holds what its seat played earlier this trick, reported late: a
+        move. Where the seat's last play of the trick was put in for it in hindsight (``camera``
+        empty) and ``idx``, out of turn, repeats its cards, ``idx`` is that play (seed 9401: S's
+        SB reported 5.2 s after it landed), moved to its place and time, and the repeat goes.
+        Where it was a camera play, cards of it may have been seen only with ``idx`` (seed 9902:
+        E's CK SK read SK, then E's H2 C2 read H2 C2 SK CK): it is read with up to ``LATE_MAX``
+        of ``idx``'s cards where that is legal, the rest of ``idx`` as it is or by a legal
+        re-reading."""
+        o, seat = self._obs[idx], self._obs[idx].seat
+        if o.type != "played" or seat is None or not o.doubts:
+            return
+        i = self._last_play(seat, self.state.deal_no, idx)
         k = None if i is None else self._origin[i]
         if i is None or k is None or any(x.type == "trick_cleared" for x in self._obs[k + 1 : idx]):
-            return None
-        return o, i, k
-
-    def _seen_again(self, idx: int, out: Sequence[Event]) -> Iterator[Alt]:
-        """Camera play ``idx``, out of turn, repeats with the same cards in the same trick a
-        play put in for its seat in hindsight (``camera`` empty): it is that play, reported late
-        (seed 9401: S's SB reported 5.2 s after it landed). It is moved to the inserted play's
-        place and time (``_moved``), and the repeat goes."""
-        last = self._trick_last(idx)
-        if last is None or self._effective[last[1]].data.get("camera") != []:
             return
-        o, i, k = last
-        if Counter(self._obs[k].cards) == Counter(o.cards) and any(
-            e.type == "foul" and e.data.get("kind") == "out_of_turn" and e.data["seat"] == o.seat
-            for e in out
+        ok = self._obs[k]
+        if (
+            self._effective[i].data.get("camera") == []
+            and Counter(ok.cards) == Counter(o.cards)
+            and any(
+                e.type == "foul" and e.data.get("kind") == "out_of_turn" and e.data["seat"] == seat
+                for e in out
+            )
         ):
             why = (
-                f"{o.seat}'s {_text(o.cards)} seen at t={o.t:g} is its play taken in hindsight "
-                f"at t={self._obs[k].t:g} ({self._effective[i].data.get('reread')}), reported "
+                f"{seat}'s {_text(o.cards)} seen at t={o.t:g} is its play taken in hindsight "
+                f"at t={ok.t:g} ({self._effective[i].data.get('reread')}), reported "
                 "late: the camera reports a play when its cards have settled"
             )
-            yield Alt(k, {k: [self._moved(o, self._obs[k].t)], idx: []}, 0.0, why, gain=0)
-
-    def _late_in_next(self, idx: int) -> Iterator[Alt]:
-        """Cards of a seat's play seen only with its next play of the trick (seed 9902: E's
-        CK SK read SK, then E's H2 C2 read H2 C2 SK CK): the seat's last play of the trick, a
-        camera play, read with up to ``LATE_MAX`` of camera play ``idx``'s cards where that is
-        legal, and the rest of ``idx`` as it is or by a legal re-reading."""
-        last = self._trick_last(idx)
-        if last is None:
-            return
-        o, _, k = last
-        ok, seat = self._obs[k], str(o.seat)
+            yield Alt(k, {k: [self._moved(o, ok.t)], idx: []}, 0.0, why, gain=0)
         if ok.type != "played" or not ok.doubts or self._clashes_since(k) < HINDSIGHT_GAIN:
             return
         before = self._core_before(k)

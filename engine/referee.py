@@ -897,14 +897,14 @@ class Referee(Decoder):
         #: (observation index, core before it) of the current deal's deal_start
         self._deal_snap: tuple[int, _Core] | None = None
         #: the snapshot of the deal before (the table ending a deal by starting the next one
-        #: sends the referee back into it: ``_gone_at_end``)
+        #: sends the referee back into it: ``_gone`` at a deal's end)
         self._prev_snap: tuple[int, _Core] | None = None
-        #: plays taken as a seat's last this deal (``_gone``, ``_gone_at_end`` at a clearing):
+        #: plays taken as a seat's last this deal (``_gone``, also at a clearing that ends it):
         #: (the reading put in, the one before, at the deal's end); undone when the seat plays
         #: or passes again, or (at the end) the table plays on in that deal
         self._gone_fixes: list[tuple[Observation, Observation, bool]] = []
         #: this deal's ``glimpse`` observations: cards seen too faintly to count, kept for
-        #: hindsight alone (``_won_unseen``)
+        #: hindsight alone (``_put_in``)
         self._glimpses: list[Observation] = []
 
     @property
@@ -929,7 +929,7 @@ class Referee(Decoder):
             return self._correct(obs)
         if obs.type == "played" and ("amends" in obs.extra or "was" in obs.extra):
             return self._late_cards(obs)
-        if obs.type == "glimpse":  # no play: kept for hindsight (``_won_unseen``)
+        if obs.type == "glimpse":  # no play: kept for hindsight (``_put_in``)
             self._glimpses.append(obs)
             return []
         idx = len(self._obs)

@@ -1,6 +1,6 @@
 """Cards the camera found late in a seat's play zone (``played`` with ``amends``): the referee
 reads that play again with them when it stays legal and the table's continuation does not clash
-more (engine/decoder.py ``Decoder._amend``)."""
+more (engine/decoder.py ``Decoder._late_cards``)."""
 
 from __future__ import annotations
 

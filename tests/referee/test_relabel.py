@@ -1,6 +1,6 @@
 """Cards lying in a seat's play zone that the camera reads anew in another suit (``played`` with
 ``was``): the referee takes the new reading only where it fits the table better
-(engine/decoder.py ``Decoder._relabel``)."""
+(engine/decoder.py ``Decoder._late_cards``)."""
 
 from __future__ import annotations
 
