@@ -22,6 +22,9 @@ capacity of a bigger machine (events/s ~ cores x 1000 / total ms per event, wher
   python bench/scoreboard_load.py                 # 1000 tables, PostgreSQL 127.0.0.1:5432/test
   python bench/scoreboard_load.py --tables 200 --db sqlite:///tmp/x.db
   python bench/scoreboard_load.py --tables 100 --processes 2 --round-s 10 --burst-s 3
+  python bench/scoreboard_load.py --profile burst.prof   # cProfile of the serve process's
+      # event loop during the burst only (pstats file; the profiler slows the server: read
+      # where its time goes, not the figures of that run)
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import json
 import os
 import platform
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -43,6 +47,21 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 SEATS = "SENW"
+
+
+#: ``python -c PROFILED OUT scoreboard serve ...``: the CLI with a profiler of the main thread
+#: (the event loop) switched on by SIGUSR1 and written to OUT by SIGUSR2.
+PROFILED = """
+import cProfile, runpy, signal, sys
+out, prof = sys.argv[1], cProfile.Profile()
+def stop(*_):
+    prof.disable()
+    prof.dump_stats(out)
+signal.signal(signal.SIGUSR1, lambda *_: prof.enable())
+signal.signal(signal.SIGUSR2, stop)
+sys.argv = ["kiosk", *sys.argv[2:]]
+runpy.run_module("kiosk", run_name="__main__", alter_sys=True)
+"""
 
 
 def emit(figure: str, value: Any, unit: str, **extra: Any) -> None:
@@ -400,6 +419,13 @@ def main() -> int:
         default=1,
         help="serve processes on the one PostgreSQL database, the tables spread over them",
     )
+    ap.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="write a cProfile (pstats) of the first serve process's main thread (the event "
+        "loop: the ingest path) during the burst to this file",
+    )
     args = ap.parse_args()
     if args.tables < 2 or args.tables % 2:
         ap.error("--tables: an even number >= 2 (two pairs per table)")
@@ -428,6 +454,9 @@ def main() -> int:
         port = free_port()
         path = Path(os.environ.get("TMPDIR", "/tmp")) / f"scoreboard_bench_{port}.log"
         cmd = [sys.executable, "-m", "kiosk", "scoreboard", "serve", "--db", db]
+        if args.profile is not None and not procs:
+            # SIGUSR1 starts the profiler in the main thread, SIGUSR2 stops it and writes it
+            cmd[1:3] = ["-c", PROFILED, str(args.profile.resolve())]
         cmd += ["--port", str(port), "--log-level", "warning"]
         if not migrate:
             cmd.append("--no-migrate")  # the first process migrated the database
@@ -537,9 +566,13 @@ def main() -> int:
         n_burst = sum(len(v) for v in last.values())
         emit("load_average", list(os.getloadavg()), "1/5/15 min", when="before burst", **cond)
         c1 = cpu_now()
+        if args.profile is not None:
+            procs[0].send_signal(signal.SIGUSR1)
         st, left, _, seen = asyncio.run(
             run_phase(ports, tokens, last, args.burst_s + 120, watcher=watcher)
         )
+        if args.profile is not None:
+            procs[0].send_signal(signal.SIGUSR2)
         c2 = cpu_now()
         used = (c2[0] - c1[0], max(0.0, c2[1] - c1[1]))
         report("burst", st, left, round(n_burst / args.burst_s, 1), cond, used)

@@ -42,6 +42,7 @@ from kiosk.scoreboard.service import (
     Directory,
     IngestOutcome,
     _conflict_detail,
+    body_text,
     deal_rows,
     gaps,
     match_values,
@@ -521,16 +522,14 @@ class GroupWriter:
                 missing=missing,
                 missing_count=top - count,
             )
+            new = [r for r in req.ordered if r["id"] in inserted]
             out.append(
                 IngestOutcome(
                     result=result,
-                    new_bodies=[
-                        dict(r["body"], _match=r["match_id"])
-                        for r in req.ordered
-                        if r["id"] in inserted
-                    ],
+                    new_bodies=[dict(r["body"], _match=r["match_id"]) for r in new],
                     rebuilt_matches=rebuilt[g],
                     tournament=req.tournament,
+                    new_texts=[body_text(r) for r in new],
                 )
             )
         return out, gapless

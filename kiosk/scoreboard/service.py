@@ -139,6 +139,8 @@ class Directory:
         self.code_of: dict[str, str] = {}
         self.by_code: dict[str, list[str]] = {}
         self.current_match: dict[str, int] = {}
+        #: the matches of the open rounds: one ending leaves its table's current match as it is
+        self.open_round_matches: frozenset[int] = frozenset()
         #: match id -> its table (None for a bye); facts that never change, loaded on demand
         self.match_table: dict[int, str | None] = {}
 
@@ -168,7 +170,7 @@ class Directory:
             # Events without match_id (older kiosks) go to the table's match in the open round,
             # or to an earlier match the organiser let go on ("wait") until it has finished.
             open_matches = s.execute(
-                select(Match.table_id, Match.id, Round.number)
+                select(Match.table_id, Match.id, Round.status)
                 .join(Round, Match.round_id == Round.id)
                 .where(
                     Match.table_id.is_not(None),
@@ -192,6 +194,9 @@ class Directory:
             self.by_code = by_code
             # Rows come latest round first: the earliest round's match is kept.
             self.current_match = {tid: mid for tid, mid, _ in open_matches if tid is not None}
+            self.open_round_matches = frozenset(
+                int(mid) for _, mid, status in open_matches if status == "open"
+            )
             # The open matches' tables are known from here on: without this, the first event
             # of every match made since the last reload looked its match up on its own (a
             # query per table, off the loop), and at a round's start 1,000 tables queued
@@ -262,6 +267,15 @@ class Directory:
             keys = self.by_code.get(name, [])
         return keys[0] if len(keys) == 1 else None
 
+    def moves_current(self, ended: Iterable[int | None]) -> bool:
+        """Whether matches that just ended (``match_ended`` stored) can change a table's current
+        match: only a match let go on from a closed round (``wait``) leaves the table's queue
+        when it ends; a match of an open round stays its table's current match, finished or
+        not, so its end needs no reload (at a round's end that was a reload of the whole
+        directory, on the event loop, for every table)."""
+        known = self.open_round_matches
+        return any(mid is None or mid not in known for mid in ended)
+
     def match_for(self, table: str) -> int | None:
         self._refresh()
         return self.current_match.get(table)
@@ -288,6 +302,16 @@ class IngestOutcome:
     new_bodies: list[dict[str, Any]] = field(default_factory=list)
     rebuilt_matches: set[int] = field(default_factory=set)
     tournament: int | None = None
+    #: ``new_bodies`` as JSON text (their canonical text with ``_match``), for the
+    #: notifications to the other processes: the bodies are not serialised a second time
+    new_texts: list[str] | None = None
+
+
+def body_text(row: Mapping[str, Any]) -> str:
+    """A stored row's body as JSON text with its ``_match``, as ``new_bodies`` holds it: the
+    canonical text (a JSON object, never empty) with the member added at the end."""
+    mid = row["match_id"]
+    return f'{row["_text"][:-1]},"_match":{"null" if mid is None else int(mid)}}}'
 
 
 def check_tables(directory: Directory, auth_table: str, events: Sequence[EventBase]) -> None:
@@ -371,15 +395,22 @@ def prepare_rows(
     conflicts: list[dict[str, Any]] = []
     for ev in events:
         body = event_body(ev)
-        bad = _bad_text(body, "event")
-        if bad:
-            raise ApiError(
-                422,
-                f"event {ev.id!r}: field {bad} holds a NUL character or an unpaired surrogate; "
-                "send valid UTF-8 text",
-            )
         text = canonical(body)
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        try:
+            raw = text.encode("utf-8")
+        except UnicodeEncodeError:  # an unpaired surrogate somewhere
+            raw = b""
+        # The canonical text shows both unstorable cases: a NUL is written \u0000, a surrogate
+        # does not encode. Only then is the body walked, to name the field.
+        if not raw or "\\u0000" in text:
+            bad = _bad_text(body, "event")
+            if bad:
+                raise ApiError(
+                    422,
+                    f"event {ev.id!r}: field {bad} holds a NUL character or an unpaired "
+                    "surrogate; send valid UTF-8 text",
+                )
+        digest = hashlib.sha256(raw).hexdigest()
         if ev.id in rows:
             if rows[ev.id]["digest"] != digest:
                 conflicts.append(
@@ -705,6 +736,7 @@ def _ingest_once(
         new_bodies=[dict(r["body"], _match=r["match_id"]) for r in new],
         rebuilt_matches=rebuilt,
         tournament=tournament,
+        new_texts=[body_text(r) for r in new],
     )
 
 

@@ -75,12 +75,18 @@ class State:
                 outcome = await run_in_threadpool(
                     service.store_rows, self.sf, directory, table, rows
                 )
-        if any(b.get("type") == "match_ended" for b in outcome.new_bodies):
-            # A finished match leaves the table's queue: the next one becomes current.
+        ended = [b.get("_match") for b in outcome.new_bodies if b.get("type") == "match_ended"]
+        if ended and self.directory.moves_current(ended):
+            # A finished match let go on from a closed round leaves the table's queue: the next
+            # one becomes current.
             self.directory.invalidate()
         try:
             await self.hub.on_ingest(
-                outcome.tournament, table, outcome.new_bodies, bool(outcome.rebuilt_matches)
+                outcome.tournament,
+                table,
+                outcome.new_bodies,
+                bool(outcome.rebuilt_matches),
+                outcome.new_texts,
             )
         except Exception:  # the push must never fail an ingest that is already stored
             log.exception("live push failed for table %s", table)
