@@ -110,9 +110,7 @@ class Cost(NamedTuple):
 #: should need a row here and a generator of alternatives, not a new branch.
 COSTS: Final[Mapping[str, Cost]] = {
     "REREAD_BUDGET": Cost(3.0, "an illegal play re-read as it comes: a slip on an index is common"),
-    "REREAD_BUDGET_IMPOSSIBLE": Cost(
-        10.0, "... when the reading cannot be (three copies in a play)"
-    ),
+    "REREAD_BUDGET_IMPOSSIBLE": Cost(10.0, "... a reading that cannot be (3 copies in a play)"),
     "HINDSIGHT_BUDGET": Cost(10.0, "a suspect read again in hindsight: readings up to this cost"),
     "EXTRA_CARD_COST": Cost(3.0, "one card seen that was not there (a ghost index beside a fan)"),
     "MISSED_CARD_COST": Cost(3.0, "one card not seen (an index under another card): _missed_cards"),
@@ -612,11 +610,8 @@ class Decoder:
                 alts.append((None, EXTRA_CARD_COST))
             doubts.append((c, alts))
         doubts += [(None, list(alts)) for c, alts in o.doubts if c is None]
-        hints: dict[Card, float] = {}
-        for _, runner_ups in o.doubts:
-            for y, cost in runner_ups:
-                if y is not None and cost < hints.get(y, math.inf):
-                    hints[y] = float(cost)
+        ups = [(y, float(c)) for _, a in o.doubts for y, c in a if y is not None]
+        hints = dict(sorted(ups, key=lambda x: -x[1]))  # each card's cheapest, put in last
         doubts.append((None, _missed_cards(cards, Counter(d.played) + Counter(later or {}), hints)))
         doubts += _joker_bomb_doubts(cards)
         found: list[Reading] = []
