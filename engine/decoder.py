@@ -759,13 +759,12 @@ class Decoder:
         now, span = self._clashes_since(b), tuple(range(b, idx + 1))
         if now < HINDSIGHT_GAIN or b >= idx:
             return
+        turn = ("played", "pass")
 
         def movable(r: int, left: Sequence[int]) -> bool:
             o = obs[r]
-            return o.type in ("played", "pass") and all(
-                obs[x].type in ("played", "pass")
-                and obs[x].seat != o.seat
-                and o.t - obs[x].t <= REORDER_S
+            return o.type in turn and all(
+                obs[x].type in turn and obs[x].seat != o.seat and o.t - obs[x].t <= REORDER_S
                 for x in left
             )
 
