@@ -19,7 +19,10 @@ from the enrolment's jokers frame; the big joker (HR) is told from the small one
 (``colourful``: a small joker is often printed in black ink, the big one in colour, the same
 drawing), else by where they lie (SB on the camera's left). Their pictures join the court
 faces: one search, one set of pictures (``CourtFaces``), whatever cards they are. A picture in
-black ink makes dark ink count where ``find`` decides to look (``CourtFaces.dark_ink``).
+black ink makes dark ink count where ``find`` decides to look (``CourtFaces.dark_ink``). Two
+pictures of one drawing in two colours (*colour twins*, ``CourtFaces.twin_of``: jokers often are)
+correlate nearly alike in a narrow strip, so between twins the colours seen decide, a face's
+or a strip's (``CourtFaces._by_colour``); pictures of different drawings are not affected.
 Figures: models/README.md ("Court cards by their whole face"), bench/court_faces.py.
 
 Pure OpenCV + numpy, no model.
@@ -115,6 +118,17 @@ ALT_NATS = 4.0
 #: a number card's corner index lies this far (mm, its middle) inside the card's long edge
 #: (guyenne-classic, seed 9408: 4.8 mm): a fan's lower number card showing its index ends there
 INDEX_INSET_MM = 5.0
+#: two pictures alike in grey at least this much (normalised cross-correlation of their grey
+#: versions, either way up, shifted up to ``TWIN_SHIFT`` px) are *colour twins*: one drawing
+#: printed in two colours (the small joker in black, the big one in colour). Measured
+#: 2026-12-05 at 0.5 px/mm: proc-serif-picjokers' SB and HR as enrolled on two tables 0.86 and
+#: 0.94 (the grey of red and yellow is not that of black and white); guyenne-classic's 12 court
+#: faces at most 0.68 (CQ, HQ). Between twins the colour decides (``CourtFaces._by_colour``)
+TWIN_GREY = 0.8
+TWIN_SHIFT = 3
+#: ... when the two pictures' chroma (max - min of B, G, R) differs from what is seen by this
+#: much more for one twin than the other (mean over the face or strip, 0-255)
+COLOUR_GAP = 6.0
 #: share of a face's area that must be card (not the bare table) where it is taken
 MIN_COVER = 0.85
 #: a pixel is not the bare table when a colour differs from the table's by this much (0-255)
@@ -140,6 +154,15 @@ def colourful(picture: np.ndarray) -> float:
     one often in black alone)."""
     hsv = cv2.cvtColor(picture, cv2.COLOR_BGR2HSV)
     return float(_ink(hsv, False).mean())
+
+
+def _alike(a: np.ndarray, b: np.ndarray, shift: int = TWIN_SHIFT) -> float:
+    """The best normalised cross-correlation of two same-sized grey pictures, one shifted up
+    to ``shift`` px either way (two cards cut from frames lie a pixel or two apart)."""
+    padded = cv2.copyMakeBorder(np.ascontiguousarray(b), shift, shift, shift, shift,
+                                cv2.BORDER_REPLICATE)  # fmt: skip
+    r = cv2.matchTemplate(padded, np.ascontiguousarray(a), cv2.TM_CCOEFF_NORMED)
+    return float(np.nan_to_num(r, nan=-1.0).max())
 
 
 def _not_table(view: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -295,6 +318,10 @@ class CourtFaces:
     )
     #: (the pictures it was measured on, dark ink counts, the ink share a group needs)
     _gate: tuple[tuple[tuple[str, int], ...], bool, float] | None = field(default=None, repr=False)
+    #: (the pictures it was measured on, each card's colour twin)
+    _twins: tuple[tuple[tuple[str, int], ...], dict[str, tuple[str, float]]] | None = field(
+        default=None, repr=False
+    )
 
     def _recall(
         self, where: tuple[float, float], shape: tuple[int, ...], small: np.ndarray
@@ -391,7 +418,9 @@ class CourtFaces:
             if got is None:
                 pts = np.column_stack(np.nonzero(part)[::-1]).astype(np.float32)
                 cfg = fg[y0:y1, x0:x1]
-                got = self._sure(self._find_in(crop, cfg, where, _angles(cv2.minAreaRect(pts))))
+                got = self._sure(
+                    self._find_in(crop, cfg, where, _angles(cv2.minAreaRect(pts))), crop, where
+                )
                 for m in list(got):
                     got += self._under(crop, cfg, where, m, indices=indices)
                 self._memo.append((where, crop.shape, small, got))
@@ -413,9 +442,85 @@ class CourtFaces:
                 kept.append(m)
         return kept
 
-    def _sure(self, found: list[FaceMatch]) -> list[FaceMatch]:
+    def twin_of(self, card: str) -> str | None:
+        """The picture alike in grey to ``card``'s (``TWIN_GREY``): the same drawing in another
+        colour, or None."""
+        got = self._twin(card)
+        return None if got is None else got[0]
+
+    def _twin(self, card: str) -> tuple[str, float] | None:
+        """``card``'s colour twin and how far it is turned against ``card``'s picture (0 or 180
+        degrees: a card is cut upright from the frame, either way up)."""
+        key = tuple(sorted((c, id(p)) for c, p in self.pictures.items()))
+        if self._twins is None or self._twins[0] != key:
+            grey = {
+                c: cv2.cvtColor(p, cv2.COLOR_BGR2GRAY).astype(np.float32)
+                for c, p in self.pictures.items()
+            }
+            twins: dict[str, tuple[str, float]] = {}
+            cards = sorted(grey)
+            for i, a in enumerate(cards):
+                for b in cards[i + 1 :]:
+                    gb = grey[b]
+                    if gb.shape != grey[a].shape:
+                        gb = cv2.resize(gb, grey[a].shape[::-1], interpolation=cv2.INTER_AREA)
+                    same, turned = _alike(grey[a], gb), _alike(grey[a], gb[::-1, ::-1])
+                    if max(same, turned) >= TWIN_GREY:
+                        flip = 0.0 if same >= turned else 180.0
+                        twins[a], twins[b] = (b, flip), (a, flip)
+            self._twins = (key, twins)
+        return self._twins[1].get(card)
+
+    def _by_colour(
+        self, seen: np.ndarray, wants: dict[str, np.ndarray], mask: np.ndarray | None = None
+    ) -> str | None:
+        """Of two colour twins, the one whose picture's chroma (``wants``: each laid where
+        ``seen`` was seen, BGR) is nearer what is seen (mean over ``mask``), when nearer by
+        ``COLOUR_GAP``; else None."""
+
+        def chroma(x: np.ndarray) -> np.ndarray:
+            x = x.astype(np.float32)
+            return np.asarray(x.max(axis=-1) - x.min(axis=-1))
+
+        c = chroma(seen)
+        m = np.ones(c.shape, bool) if mask is None else mask > 0
+        if not m.any():
+            return None
+        gaps = {k: float(np.abs(c - chroma(w))[m].mean()) for k, w in wants.items()}
+        (a, da), (_, db) = sorted(gaps.items(), key=lambda kv: kv[1])
+        return a if db - da >= COLOUR_GAP else None
+
+    def _twin_at(self, view: np.ndarray, origin_mm: Sequence[float], m: FaceMatch) -> str | None:
+        """For a face found whole: which of it and its colour twin its colours say it is."""
+        got = self._twin(m.card)
+        if got is None:
+            return None
+        twin, flip = got
+        cx = (m.centre_mm[0] - origin_mm[0]) * FACE_PX_PER_MM
+        cy = (m.centre_mm[1] - origin_mm[1]) * FACE_PX_PER_MM
+        wants: dict[str, np.ndarray] = {}
+        mask: np.ndarray | None = None
+        for card, turn in ((m.card, 0.0), (twin, flip)):
+            pic, mk = _turned(self.pictures[card], m.angle + turn)
+            if mask is not None and mk.shape != mask.shape:
+                return None
+            wants[card], mask = pic, mk
+        assert mask is not None
+        d = mask.shape[0]
+        x0, y0 = int(round(cx - d / 2)), int(round(cy - d / 2))
+        if x0 < 0 or y0 < 0 or x0 + d > view.shape[1] or y0 + d > view.shape[0]:
+            return None
+        return self._by_colour(view[y0 : y0 + d, x0 : x0 + d], wants, mask)
+
+    def _sure(
+        self,
+        found: list[FaceMatch],
+        view: np.ndarray | None = None,
+        origin_mm: Sequence[float] = (0.0, 0.0),
+    ) -> list[FaceMatch]:
         """Best first, one face a spot, and only where no other card's face fits about as
-        well."""
+        well (a colour twin's face, where the colours tell them apart, does not count:
+        ``view`` is where they were found, its top-left corner at ``origin_mm``)."""
         found = sorted(found, key=lambda m: -m.score)
         keep: list[FaceMatch] = []
         near = self.card_mm[0] / 2
@@ -426,6 +531,13 @@ class CourtFaces:
             for o in found[k + 1 :]:
                 if o.card != m.card and math.dist(m.centre_mm, o.centre_mm) < near:
                     rivals[o.card] = max(rivals.get(o.card, -1.0), o.score)
+            twin = self.twin_of(m.card)
+            if view is not None and twin is not None and twin in rivals:
+                pick = self._twin_at(view, origin_mm, m)
+                if pick == twin:  # the same drawing, the other one's colours
+                    m = replace(m, card=twin, score=rivals.pop(twin))
+                elif pick == m.card:
+                    rivals.pop(twin)
             rival = max(rivals.values(), default=-1.0)
             if m.score - rival >= MARGIN:  # another face fits about as well: not sure
                 # runner-ups for the referee (a camera reading: a play that is no legal play
@@ -572,6 +684,29 @@ class CourtFaces:
                     edge = number  # only the number card's strip before its index: no face
                     continue
                 score, card, width, ang = best
+                got = self._twin(card)
+                twin, flip = got if got is not None else (None, 0.0)
+                if twin is not None and twin in by_card:
+                    # the same drawing in two colours: the strip's colours decide
+                    seen = cv2.remap(
+                        viewf,
+                        best_grid[..., 0].astype(np.float32),
+                        best_grid[..., 1].astype(np.float32),
+                        cv2.INTER_LINEAR,
+                    )
+                    rel = best_grid - (c + side * (edge + width) * u)
+                    wants = {
+                        card: self._strip_picture(card, rel, ang, w, h),
+                        twin: self._strip_picture(twin, rel, ang + flip, w, h),
+                    }
+                    pick = self._by_colour(seen, wants)
+                    if pick is not None:
+                        pair = (card, twin)
+                        if pick == twin:
+                            score, card = by_card[twin], twin
+                        # the other twin is no rival
+                        by_card = {k: x for k, x in by_card.items() if k not in pair}
+                        by_card[card] = score
                 cover = float(
                     cv2.remap(
                         fg.astype(np.float32),
@@ -619,6 +754,22 @@ class CourtFaces:
                 out.append(FaceMatch(card, score, centre, ang % 360.0, alts, strip, not sure))
                 edge += width
         return out
+
+    def _strip_picture(
+        self, card: str, rel: np.ndarray, angle: float, w: float, h: float
+    ) -> np.ndarray:
+        """``card``'s picture at the view points ``rel`` (from the card's middle, view px), the
+        card turned ``angle`` degrees and ``w`` x ``h`` view px (as ``_under`` lays it)."""
+        b = math.radians(angle)
+        ub = np.array([math.cos(b), -math.sin(b)])
+        vb = np.array([math.sin(b), math.cos(b)])
+        pic = self.pictures[card]
+        ph, pw = pic.shape[:2]
+        px = (rel @ ub + w / 2) * pw / w
+        py = (rel @ vb + h / 2) * ph / h
+        return cv2.remap(
+            pic.astype(np.float32), px.astype(np.float32), py.astype(np.float32), cv2.INTER_LINEAR
+        )
 
     def _find_in(
         self,

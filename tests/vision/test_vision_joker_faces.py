@@ -132,6 +132,20 @@ def test_a_black_picture_is_looked_for_by_its_dark_ink(table) -> None:
     assert not colour_only.dark_ink and colour_only.ink_share() == 0.15
 
 
+def test_jokers_of_one_drawing_are_colour_twins(table) -> None:
+    """The two jokers, one drawing in two colours, are colour twins (their colours decide
+    between them), either way up; a picture of another drawing is no twin."""
+    root, shots = table
+    _, image = jokers_frame(shots)
+    pics, size, _ = jokers_from_frame(image, calibrate(image))
+    assert CourtFaces(pics, size).twin_of("SB") == "HR"
+    upside_down = {"SB": pics["SB"], "HR": np.ascontiguousarray(pics["HR"][::-1, ::-1])}
+    assert CourtFaces(upside_down, size).twin_of("HR") == "SB"
+    king = np.full_like(pics["SB"], 245)  # another drawing: a large letter
+    cv2.putText(king, "K", (4, 36), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (20, 20, 20), 3)
+    assert CourtFaces({"SB": pics["SB"], "SK": king}, size).twin_of("SB") is None
+
+
 def ob(t: float, type_: str, seat: str | None = None, cards: str = "") -> Observation:
     return Observation(t, type_, seat=seat, cards=tuple(parse_cards(cards)) if cards else ())
 
@@ -163,15 +177,28 @@ PAIRS = [
     ob(17, "trick_cleared"),
 ]
 
+BOMB = [
+    ob(0, "deal_start"),
+    ob(3, "played", "S", "C4 C4"),
+    ob(6, "played", "E", "SB SB HR HR"),
+    ob(8, "pass", "N"),
+    ob(10, "pass", "W"),
+    ob(12, "pass", "S"),
+    ob(14, "trick_cleared"),
+]
 
-@pytest.mark.parametrize(("name", "script"), [("singles", SINGLES), ("pairs", PAIRS)])
+
+@pytest.mark.parametrize(
+    ("name", "script"), [("singles", SINGLES), ("pairs", PAIRS), ("bomb", BOMB)]
+)
 def test_index_less_jokers_with_perfect_labels_read_every_joker_play(
     table, tmp_path: Path, name: str, script: list[Observation]
 ) -> None:
     """The renderer's corner labels where the design prints an index (none on its jokers: a
     perfect corner detector finds nothing there), the jokers by their faces from the enrolment
     frame: the referee reads every play, jokers included (a pair's lower joker by the strip of
-    it in view). Without the faces no joker is seen at all."""
+    it in view, told from its twin of another colour by the strip's colours: a joker bomb read
+    HR HR on seeds 7-9 before). Without the faces no joker is seen at all."""
     from engine.deal import effective_events
     from engine.referee import Referee
     from kiosk.replay import replay
