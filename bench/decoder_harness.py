@@ -22,7 +22,7 @@ the check for a refactor that must not change behaviour).
 
     python bench/decoder_harness.py capture 9401 9403 9802 [--dir logs/harness]
     python bench/decoder_harness.py run [--sim 40] [--save logs/harness/base.json]
-        [--against logs/harness/base.json]
+        [--against logs/harness/base.json] [--perturb]
 """
 
 from __future__ import annotations
@@ -31,15 +31,18 @@ import argparse
 import difflib
 import hashlib
 import json
+import random
 import statistics
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.cards import BIG_JOKER, DISTINCT, SMALL_JOKER  # noqa: E402
 from engine.deal import effective_events  # noqa: E402
 from engine.events import Event, dump_event  # noqa: E402
 from engine.observations import Observation, dump_observation, parse_observation  # noqa: E402
@@ -102,10 +105,57 @@ def outcome(events: Sequence[Event]) -> list[list[Any]]:
     return out
 
 
+def perturbed(cam: Sequence[Observation], seed: int) -> list[Observation]:
+    """``cam`` with camera errors that tests/referee/camera_noise.py does not make, for the
+    decoder's rarer alternatives (``--perturb``; a check that a change leaves them as they were,
+    not a model of a camera): the last card of a camera play seen only with the seat's next play
+    of the trick (1 play of 2+ cards in 7), a play seen only as a ``glimpse`` then reported
+    after the next two observations (7 in 10), and a card of a camera play read anew just
+    after it (``was``; 1 play in 8: its runner-up of the same rank 4 times in 5, else another
+    suit)."""
+    rng = random.Random(seed)
+    obs = list(cam)
+    for i, o in enumerate(obs):
+        if o.type != "played" or len(o.cards) < 2 or o.extra or rng.random() > 0.15:
+            continue
+        for j in range(i + 1, min(len(obs), i + 12)):
+            q = obs[j]
+            if q.type in ("trick_cleared", "deal_start"):
+                break
+            if q.type == "played" and q.seat == o.seat and not q.extra:
+                c = o.cards[-1]
+                dd = [x for x in o.doubts if x[0] == c][:1]
+                obs[i] = replace(
+                    o, cards=o.cards[:-1], doubts=tuple(x for x in o.doubts if x not in dd)
+                )
+                obs[j] = replace(q, cards=(*q.cards, c), doubts=(*q.doubts, *dd))
+                break
+    out: list[Observation] = []
+    for i, o in enumerate(obs):
+        out.append(o)
+        nxt = obs[i + 1] if i + 1 < len(obs) else None
+        if o.type == "glimpse" and i + 3 < len(obs) and rng.random() < 0.7:
+            other = {SMALL_JOKER: BIG_JOKER, BIG_JOKER: SMALL_JOKER}
+            doubts = tuple((c, ((other.get(c, c), 4.9),)) for c in o.cards)
+            t = round(obs[i + 3].t - 0.01, 3)
+            out.append(replace(o, type="played", t=t, doubts=doubts))
+        elif o.type == "played" and o.seat and o.cards and not o.extra and nxt is not None:
+            x = rng.choice(o.cards)
+            if rng.random() < 0.12 and not x.is_joker:
+                ups = [a for c, alts in o.doubts if c == x for a, _ in alts]
+                ups = [a for a in ups if a is not None and a.rank == x.rank and a != x]
+                y = ups[0] if ups and rng.random() < 0.8 else None
+                y = y or rng.choice([c for c in DISTINCT if c.rank == x.rank and c != x])
+                t = round(min(o.t + 0.1, (o.t + nxt.t) / 2), 3)
+                out.append(replace(o, t=t, cards=(y,), doubts=(), extra={"was": [str(x)]}))
+    return sorted(out, key=lambda o: o.t)
+
+
 def streams(
-    folder: Path, sims: int, first_seed: int = 7100
+    folder: Path, sims: int, first_seed: int = 7100, perturb: bool = False
 ) -> list[tuple[str, str, list[Observation], list[Observation]]]:
-    """(name, profile, truth, camera) for every kept real game and ``sims`` noisy simulations."""
+    """(name, profile, truth, camera) for every kept real game and ``sims`` noisy simulations
+    (with ``perturb``, each also :func:`perturbed`)."""
     from tests.referee.camera_noise import noisy_games
 
     got = []
@@ -116,6 +166,9 @@ def streams(
         got.append((f"real-{data['seed']}", data["profile"], truth, cam))
     for name, profile, truth, cam in noisy_games(sims, first_seed=first_seed):
         got.append((name, profile, truth, cam))
+        if perturb:
+            seed = int(name.rsplit("-", 1)[1])
+            got.append((f"{name}-perturbed", profile, truth, perturbed(cam, seed)))
     return got
 
 
@@ -190,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
         0,
     )
     changed = better = worse = events_changed = 0
-    for name, profile, truth, cam in streams(folder, args.sim, args.sim_seed):
+    for name, profile, truth, cam in streams(folder, args.sim, args.sim_seed, args.perturb):
         r = judge(profile, truth, cam)
         ms = r.pop("ms")
         all_ms += ms
@@ -246,6 +299,7 @@ def main() -> int:
     r.add_argument("--save")
     r.add_argument("--against")
     r.add_argument("--verbose", action="store_true")
+    r.add_argument("--perturb", action="store_true", help="each simulated game also perturbed()")
     args = ap.parse_args()
     if args.cmd == "capture":
         capture(args.seeds, Path(args.dir))
