@@ -33,7 +33,7 @@ One JSON object per line, each with ``t`` (seconds) and ``type``:
                    floor: a ghost joker in a court card's picture looks the same). No play:
                    the referee uses it only in hindsight, when the table's continuation shows
                    that seat played something the camera did not count (engine/decoder.py
-                   ``Decoder._won_unseen``).
+                   ``Decoder._put_in``).
 ``trick_cleared``  ``{}``: the table was cleared.
 ``count_report``   ``{seat, count}`` (ours): a seat's spoken card count (报牌), when reported.
 ``correction``     ``{replaces, with?}``: a referee's fix of the event ``replaces`` (an event
