@@ -256,7 +256,9 @@ async def kiosk(
 
 async def watch(port: int, tournament: int, seen: dict[str, list[tuple[int, float]]]) -> None:
     """A live page's stream: (last_seq, arrival) of every ``table`` update, per table."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    # the snapshot is one line: all tables and the standings (over asyncio's 64 KiB default
+    # line limit from ~150 tables on)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**26)
     try:
         writer.write(
             f"GET /api/v1/stream?tournament={tournament} HTTP/1.1\r\nHost: 127.0.0.1\r\n"

@@ -4,8 +4,10 @@ reloads the token directory only when it can change its table's current match.""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +16,13 @@ from pydantic import TypeAdapter
 
 from kiosk.scoreboard import service
 from kiosk.scoreboard.db import make_engine, session_factory, upgrade
+from kiosk.scoreboard.fold import TableState
+from kiosk.scoreboard.live import LiveHub
 from kiosk.scoreboard.schemas import Event, event_body
 from kiosk.scoreboard.service import ApiError, prepare_rows
 
-from .helpers import ev
+from .conftest import pg_schema
+from .helpers import Server, ev, match_events, new_tournament
 
 EVENT = TypeAdapter(Event)
 
@@ -93,3 +98,82 @@ def test_a_finished_match_moves_the_current_match_only_when_let_go_on(tmp_path: 
         assert not d.moves_current([later["D1"], later["D2"]])
     finally:
         engine.dispose()
+
+
+def test_a_summary_never_skips_a_seq() -> None:
+    """An event whose seq is not the next one (stored by a process that did not know this one
+    yet, or a resent gap) makes the hub re-read the table instead of skipping a seq."""
+    loads: list[tuple[str, int | None]] = []
+
+    async def load(table: str, match_id: int | None) -> TableState:
+        loads.append((table, match_id))
+        state = TableState(table=table, match_id=match_id)
+        state.last_seq = 9  # what the database holds
+        return state
+
+    async def standings(_t: int) -> dict[str, Any]:
+        return {}
+
+    async def run() -> None:
+        hub = LiveHub(load, standings, 0.0)
+        hub.subscribe(None)
+        state = TableState(table="T1", match_id=7)
+        state.last_seq = 3
+        hub.tables["T1"] = state
+
+        def body(seq: int) -> dict[str, Any]:
+            return dict(ev("T1", seq, "pass", seat="S"), _match=7)
+
+        await hub.apply(1, "T1", [body(4)], False)  # the next seq: applied
+        assert hub.tables["T1"] is state and state.last_seq == 4 and loads == []
+        await hub.apply(1, "T1", [body(6)], False)  # 5 skipped: re-read
+        assert loads == [("T1", 7)] and hub.tables["T1"].last_seq == 9
+
+    asyncio.run(run())
+
+
+def test_a_process_alone_notifies_nobody_until_another_starts(tmp_path: Path) -> None:
+    """A serve process alone on its PostgreSQL sends no live notifications (it would only
+    notify itself); once a second process says hello, both know each other and events go out."""
+    schema = pg_schema("gd_alone")
+    url = next(schema)
+    try:
+        a = Server(url, log=tmp_path / "a.log").start()
+        try:
+            t = new_tournament(a, tables=1, pairs=2)
+            table, token = t["tables"][0], t["tokens"][t["tables"][0]]
+            with a.client() as c:
+                assert c.post(f"/api/v1/tournaments/{t['id']}/rounds", json={}).is_success
+            evs = match_events(table, "NS", {"NS": "3", "EW": "2"}, deals=1)
+            with a.client(token) as k:
+                assert k.post("/api/v1/events/batch", json=evs[:3]).status_code == 200
+            with a.client() as c:
+                peers = c.get("/healthz").json()["peers"]
+            assert (peers["sent"], peers["others"]) == (0, 0), peers
+            b = Server(url, log=tmp_path / "b.log").start()
+            try:
+                with a.client() as ca, b.client() as cb:
+                    for _ in range(100):
+                        pa = ca.get("/healthz").json()["peers"]
+                        pb = cb.get("/healthz").json()["peers"]
+                        if pa["others"] and pb["others"]:
+                            break
+                        time.sleep(0.05)
+                    assert (pa["others"], pb["others"]) == (1, 1), (pa, pb)
+                    # b's summary of the table, cached: only a's notification moves it on
+                    assert cb.get(f"/api/v1/tables/{table}/state").json()["last_seq"] == 3
+                    with a.client(token) as k:
+                        assert k.post("/api/v1/events/batch", json=evs[3:6]).status_code == 200
+                    for _ in range(100):
+                        state = cb.get(f"/api/v1/tables/{table}/state").json()
+                        if state["last_seq"] == 6:
+                            break
+                        time.sleep(0.05)
+                    assert state["last_seq"] == 6, state
+                    assert ca.get("/healthz").json()["peers"]["sent"] >= 1
+            finally:
+                b.stop()
+        finally:
+            a.stop()
+    finally:
+        schema.close()
