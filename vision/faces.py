@@ -83,6 +83,9 @@ INK_DARK = 80
 INK_SELF = 0.5
 #: angles tried around a group's outline (degrees either side)
 ANGLE_SLACK = 16.0
+#: ... and, where none of them finds a face, every angle in a group this many cards' faces
+#: large (cards touching at other angles)
+TWO_CARDS = 1.3
 #: searches remembered, and how alike (mean grey difference of 12 x 12 thumbnails) a part of
 #: the table must look to reuse one
 MEMO = 32
@@ -122,9 +125,11 @@ INDEX_INSET_MM = 5.0
 #: versions, either way up, shifted up to ``TWIN_SHIFT`` px) are *colour twins*: one drawing
 #: printed in two colours (the small joker in black, the big one in colour). Measured
 #: 2026-12-05 at 0.5 px/mm: proc-serif-picjokers' SB and HR as enrolled on two tables 0.86 and
-#: 0.94 (the grey of red and yellow is not that of black and white); guyenne-classic's 12 court
-#: faces at most 0.68 (CQ, HQ). Between twins the colour decides (``CourtFaces._by_colour``)
-TWIN_GREY = 0.8
+#: 0.94 (the grey of red and yellow is not that of black and white), tigullio's 0.77 and 0.90;
+#: guyenne-classic's 12 court faces at most 0.68 (CQ, HQ, one table). Between twins the colour
+#: decides (``CourtFaces._by_colour``): tigullio's HR seen whole fitted 0.72, its SB 0.67 at
+#: the same spot, under the 0.06 margin (seed 48010)
+TWIN_GREY = 0.75
 TWIN_SHIFT = 3
 #: ... when the two pictures' chroma (max - min of B, G, R) differs from what is seen by this
 #: much more for one twin than the other (mean over the face or strip, 0-255)
@@ -425,6 +430,10 @@ class CourtFaces:
                 got = self._sure(
                     self._find_in(crop, cfg, where, _angles(cv2.minAreaRect(pts))), crop, where
                 )
+                if not got and stats[i, cv2.CC_STAT_AREA] > TWO_CARDS * w_px * h_px:
+                    # cards touching at other angles: their outline says nothing of a card's
+                    # angle (seed 48004: a joker at 270 degrees against a king's corner)
+                    got = self._sure(self._find_in(crop, cfg, where), crop, where)
                 for m in list(got):
                     got += self._under(crop, cfg, where, m, indices=indices)
                 self._memo.append((where, crop.shape, small, got))

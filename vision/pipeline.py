@@ -903,7 +903,8 @@ class TablePipeline:
     def _faces(self, image: np.ndarray, zones: Iterable[str], dets: list[Any]) -> list[Any]:
         """``dets`` with the court cards found by their whole face (vision/faces.py) in these
         zones, when the table's deck profile has face pictures (a deck whose J, Q and K print no
-        index): one detection at each face's middle, which the tracker counts as one card.
+        index, or whose jokers print none): one detection at each face's middle, which the
+        tracker counts as one card.
         Such cards are read by face alone: a corner read as one is a guess on a figure (and
         the card would count twice)."""
         faces = getattr(getattr(self.detector, "deck", None), "faces", None)
