@@ -17,6 +17,13 @@ counts whatever suit it read, as enrolment does), and the cards are named surest
 jokers, when their corners say nothing (a picture joker), are told apart by colour: the big
 joker (HR) is the colourful one.
 
+A deck whose J, Q and K print no index (guyenne-classic: a figure alone) gives the corner reader
+nothing to name them by, so its suits' frames cannot name them: as for ``guandan vision enrol``,
+the referee adds one *court frame* per suit (kinds ``court-S`` .. ``court-D``: that suit's J, Q
+and K apart in one row, J on the camera's left). Those three are named by their place in the
+row; in the suit's own frame a card whose picture is one of them (``COURT_LIKE``, normalised
+correlation either way up) is left out, and the rest are named from the ranks 2-10 and A.
+
 What goes wrong is said per frame and card: a card *missing* (no outline named it), *doubled*
 (two outlines read as it), *cut off* (an outline at the view's edge or of a part of a card) or
 *unreadable* (an outline no corner named); nothing is written unless all 54 faces are there.
@@ -58,6 +65,13 @@ CARD_AREA = (3800.0, 7500.0)
 #: a region of at least this much of a card's area that is not a whole card is a cut-off card
 PART_AREA = 1200.0
 RANKS = "23456789TJQKA"
+COURTS = "JQK"
+#: a card of a suit's frame is one of the suit's court cards (given by a court frame) when its
+#: picture correlates at least this well with one of theirs (grey, ``LIKE_SIZE``, either way
+#: up). guyenne-classic, enrolment seed 544203: its court cards in the suit frames 0.80-0.93
+#: against their court frame's pictures, its number cards at most 0.17
+COURT_LIKE = 0.6
+LIKE_SIZE = (36, 50)
 #: cut this far inside the card's outline (mm)
 RIM_MM = 1.0
 
@@ -179,8 +193,54 @@ def _order(box: np.ndarray) -> np.ndarray:
     return best
 
 
-def _candidates(kind: str) -> list[str]:
-    return ["SB", "HR"] if kind == "J" else [kind + r for r in RANKS]
+def _candidates(kind: str, ranks: str = RANKS) -> list[str]:
+    return ["SB", "HR"] if kind == "J" else [kind + r for r in ranks]
+
+
+def _grey(face: np.ndarray) -> np.ndarray:
+    g = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
+    g = cv2.resize(g, LIKE_SIZE, interpolation=cv2.INTER_AREA).astype(np.float32)
+    g -= g.mean()
+    return g / (float(np.linalg.norm(g)) + 1e-6)
+
+
+def court_likeness(face: np.ndarray, courts: Sequence[np.ndarray]) -> float:
+    """How alike ``face`` is to the nearest of ``courts`` (pictures of court cards): the best
+    normalised correlation of their grey pictures, either way up."""
+    g = _grey(face)
+    best = -1.0
+    for c in courts:
+        h = _grey(c)
+        best = max(best, float((g * h).sum()), float((g * h[::-1, ::-1]).sum()))
+    return best
+
+
+def _court_row(
+    cal: Any, cuts: list[CardCut], suit: str, where: str
+) -> tuple[dict[str, np.ndarray], list[str]]:
+    """A court frame's three cards named J, Q, K by their place, left to right as the camera
+    sees them; or the frame's problems."""
+    from vision.enrol import SHOT_KINDS
+
+    name = SHOT_KINDS[suit]
+    if len(cuts) != 3:
+        return {}, [
+            f"{where}: found {len(cuts)} whole card{'' if len(cuts) == 1 else 's'}, not 3; lay "
+            f"the {name}' J, Q and K apart in one row (J on the camera's left, K on its right), "
+            "face up, the table's markers in view"
+        ]
+    xs = [
+        float(cal.to_image(np.asarray([c.outline_mm.mean(axis=0)], np.float64))[0][0]) for c in cuts
+    ]
+    row = [cuts[k] for k in np.argsort(xs)]
+    problems = [
+        f"{where}: {suit}{r} is cut off (not wholly in the camera's view)"
+        for r, c in zip(COURTS, row, strict=True)
+        if c.cut_off
+    ]
+    if problems:
+        return {}, problems
+    return {suit + r: c.picture for r, c in zip(COURTS, row, strict=True)}, []
 
 
 def _read(reader: Any, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -207,14 +267,16 @@ def _votes(
     calibration: Any,
     cuts: list[CardCut],
     kind: str,
+    ranks: str = RANKS,
 ) -> np.ndarray:
-    """Per cut card, the log-probability of each candidate card from the corners inside it."""
+    """Per cut card, the log-probability of each candidate card from the corners inside it
+    (of ``ranks`` only: without the court cards when a court frame gives them)."""
     names = list(names)
-    cands = _candidates(kind)
+    cands = _candidates(kind, ranks)
     if kind == "J":
         cols = [[names.index("SB")], [names.index("HR")]]
     else:
-        cols = [[names.index(s + r) for s in "SHCD"] for r in RANKS]
+        cols = [[names.index(s + r) for s in "SHCD"] for r in ranks]
     votes = np.zeros((len(cuts), len(cands)))
     if not len(boxes) or not cuts:
         return votes
@@ -237,10 +299,10 @@ def _colourful(face: np.ndarray) -> float:
 
 
 def _name(
-    votes: np.ndarray, cuts: list[CardCut], kind: str, where: str
+    votes: np.ndarray, cuts: list[CardCut], kind: str, where: str, ranks: str = RANKS
 ) -> tuple[dict[str, np.ndarray], list[str]]:
     """Each cut card its candidate, surest first; the problems of the frame."""
-    cands = _candidates(kind)
+    cands = _candidates(kind, ranks)
     problems: list[str] = []
     named: dict[str, np.ndarray] = {}
     read = np.abs(votes).sum(axis=1) > 0  # at least one corner voted
@@ -295,7 +357,7 @@ def deck_from_enrolment(
     ``reader`` (vision.detector.enrolment_detector()). Problems are collected, not raised;
     ``check``: also enrolment's own checks of each frame (vision/enrolcheck.py: markers out of
     view, blurred, the wrong suit, both decks' cards, the same frame twice)."""
-    from vision.enrol import SHOT_KINDS
+    from vision.enrol import COURT_KINDS, SHOT_KINDS
     from vision.enrolcheck import (
         FrameReading,
         blur_problem,
@@ -308,11 +370,18 @@ def deck_from_enrolment(
 
     out = DeckFaces(frames=[str(f) for f in frames] if frames else [])
     readings = []
-    for k, (image, kind) in enumerate(shots):
+    what = {**SHOT_KINDS, **{c: f"court cards, {SHOT_KINDS[c[-1]]}" for c in COURT_KINDS}}
+    # the court frames first: a suit frame leaves out the cards that look like their pictures
+    order = sorted(range(len(shots)), key=lambda k: shots[k][1] not in COURT_KINDS)
+    courts: dict[str, list[np.ndarray]] = {}
+    for k in order:
+        image, kind = shots[k]
         named = f", {frames[k]}" if frames is not None and k < len(frames) else ""
-        where = f"frame {k + 1} ({SHOT_KINDS.get(kind, kind)}{named})"
-        if kind not in SHOT_KINDS:
-            out.problems.append(f"{where}: kind {kind!r} is not a suit frame or the jokers")
+        where = f"frame {k + 1} ({what.get(kind, kind)}{named})"
+        if kind not in SHOT_KINDS and kind not in COURT_KINDS:
+            out.problems.append(
+                f"{where}: kind {kind!r} is not a suit frame, the jokers or a court frame"
+            )
             continue
         width = 0.0
         if check:
@@ -325,6 +394,19 @@ def deck_from_enrolment(
         except TableError as exc:
             out.problems.append(f"{where}: the table's markers: {exc}")
             continue
+        if kind in COURT_KINDS:
+            cuts, notes = cut_cards(image, cal)
+            out.problems += [f"{where}: {n}" for n in notes]
+            faces, problems = _court_row(cal, cuts, kind[-1], where)
+            out.problems += problems
+            for card, face in faces.items():
+                if card in out.faces:
+                    out.problems.append(f"{where}: {card} is doubled (also in an earlier frame)")
+                out.faces[card] = face
+            courts[kind[-1]] = list(faces.values())
+            if log:
+                log(f"{where}: {len(cuts)} cards cut, named by place: {' '.join(faces)}")
+            continue
         boxes, probs = _read(reader, image)
         if check:
             reading = FrameReading(where, kind, probs, reader.class_names, frame_digest(image))
@@ -336,8 +418,22 @@ def deck_from_enrolment(
             readings.append(reading)
         cuts, notes = cut_cards(image, cal)
         out.problems += [f"{where}: {n}" for n in notes]
-        votes = _votes(reader.class_names, boxes, probs, cal, cuts, kind)
-        faces, problems = _name(votes, cuts, kind, where)
+        ranks = RANKS
+        if kind in courts:
+            # the suit's court cards come from its court frame: their cards here are left out
+            like = [court_likeness(c.picture, courts[kind]) for c in cuts]
+            figures = [c for c, v in zip(cuts, like, strict=True) if v >= COURT_LIKE]
+            if len(figures) != len(COURTS):
+                out.problems.append(
+                    f"{where}: {len(figures)} cards look like the court frame's J, Q, K, not "
+                    f"3 (the same deck in both frames?)"
+                )
+            cuts = [c for c, v in zip(cuts, like, strict=True) if v < COURT_LIKE]
+            ranks = "".join(r for r in RANKS if r not in COURTS)
+            if log:
+                log(f"{where}: {len(figures)} court cards left out (their court frame gives them)")
+        votes = _votes(reader.class_names, boxes, probs, cal, cuts, kind, ranks)
+        faces, problems = _name(votes, cuts, kind, where, ranks)
         out.problems += problems
         for card, face in faces.items():
             if card in out.faces:

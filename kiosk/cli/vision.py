@@ -217,8 +217,9 @@ def register(subparsers: Any) -> None:
         "face up, and the two jokers; the table's markers in view) find each card's outline, "
         "cut it upright through the table's homography, name it by its corner indices, and "
         "write the deck folder (54 faces <CARD>.png and deck.json) that `guandan vision adapt` "
-        "renders scenes of. A card missing, doubled, cut off or unreadable is named, with its "
-        "frame, and nothing is written.",
+        "renders scenes of. A deck whose J, Q and K print no index: add one court frame per "
+        "suit (--court-spades ...). A card missing, doubled, cut off or unreadable is named, "
+        "with its frame, and nothing is written.",
     )
     for name in suits:
         f.add_argument(
@@ -237,6 +238,17 @@ def register(subparsers: Any) -> None:
         metavar="IMAGE",
         help="frame(s) showing the two jokers",
     )
+    for name in suits:
+        f.add_argument(
+            f"--court-{name}",
+            nargs="+",
+            action="extend",
+            default=[],
+            metavar="IMAGE",
+            help=f"a deck whose J, Q and K print no index: a frame of the {name}' J, Q and K "
+            "apart in one row, J on the camera's left, K on its right (as for guandan vision "
+            "enrol); they are named by their place",
+        )
     f.add_argument("--out", required=True, help="deck folder to write")
     f.add_argument("--name", default=None, help="the design's name (default: the folder's name)")
     f.add_argument("--model", help="detector ONNX (default: models/card-corners.onnx)")
@@ -549,12 +561,13 @@ def _deckfaces(args: argparse.Namespace) -> int:
 
     from vision.deckfaces import deck_from_enrolment, write_deck
     from vision.detector import enrolment_detector, read_image
-    from vision.enrol import SHOT_KINDS
+    from vision.enrol import COURT_KINDS, SHOT_KINDS
 
     out = Path(args.out)
     if not out.resolve().parent.exists():
         raise ValueError(f"--out {out}: the folder {out.parent} does not exist")
-    listed = [(path, kind) for kind, name in SHOT_KINDS.items() for path in getattr(args, name)]
+    kinds = {**SHOT_KINDS, **COURT_KINDS}
+    listed = [(path, kind) for kind, name in kinds.items() for path in getattr(args, name)]
     if not listed:
         raise ValueError(
             "no frames given: pass --spades IMG --hearts IMG --clubs IMG --diamonds IMG "

@@ -18,7 +18,7 @@ import pytest
 from vision.deckfaces import DeckFacesError, cut_cards, deck_from_enrolment, write_deck
 from vision.detector import DEFAULT_MODEL, enrolment_detector
 from vision.synth.decks import CARD_NAMES, DeckUnavailable, load_deck
-from vision.synth.video import decks_root, render_enrolment
+from vision.synth.video import decks_root, load_faces, render_enrolment
 from vision.table import calibrate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,3 +150,44 @@ def test_picture_jokers_told_apart_by_colour() -> None:
     votes = np.array([[0.0, 0.0], [np.log(0.9), np.log(0.1)]])
     named, problems = _name(votes, cuts, "J", "frame 5 (jokers)")
     assert not problems and named["SB"] is plain and named["HR"] is red
+
+
+GUYENNE = Path("/usr/share/aisleriot/cards/guyenne-classic.svgz")
+
+
+@pytest.mark.skipif(not GUYENNE.exists(), reason="needs gnome-cards-data (make system-deps)")
+def test_court_frames_give_an_index_less_decks_court_cards(tmp_path: Path, reader) -> None:  # type: ignore[no-untyped-def]
+    """guyenne-classic's J, Q and K print no index: its suit frames alone leave them unreadable
+    (nothing written, each named), and with one court frame per suit every card is cut and named
+    right, the court cards by their place in the row, the same as the design's own faces."""
+    from vision.synth.decks import render_aisleriot
+
+    decks = tmp_path / "decks"
+    render_aisleriot(GUYENNE, decks)
+    kw = {"seed": 4403, "deck": "guyenne-classic", "decks_dir": decks}
+    shots = render_enrolment(tmp_path / "enrol", **kw)
+    shots += render_enrolment(tmp_path / "enrol", courts=True, **kw)
+    images = [(cv2.imread(str(png)), kind) for png, kind in shots]
+    suits_only = deck_from_enrolment(reader, [s for s in images if not s[1].startswith("court")])
+    with pytest.raises(DeckFacesError, match="unreadable") as err:
+        write_deck(suits_only, tmp_path / "no", "guyenne")
+    assert "SK" in str(err.value) and not (tmp_path / "no").exists()
+
+    faces = deck_from_enrolment(reader, images, frames=[str(p) for p, _ in shots])
+    assert faces.problems == [] and sorted(faces.faces) == sorted(CARD_NAMES)
+    own = load_faces("guyenne-classic", decks).images
+    for card in ("SJ", "HQ", "CK", "DJ", "S7", "HA"):
+        scores = {c: float((_grey(faces.faces[card]) * _grey(own[c])).sum()) for c in own}
+        assert max(scores, key=scores.get) == card, card  # type: ignore[arg-type]
+
+    # the hearts' court frame given as the spades': the spades' frame shows no card like its
+    # pictures, and that is said; nothing is written
+    swapped = [
+        (img, "court-S" if k == "court-H" else "court-H" if k == "court-S" else k)
+        for img, k in images
+    ]
+    bad = deck_from_enrolment(reader, swapped)
+    assert any("0 cards look like the court frame" in p and "spades" in p for p in bad.problems)
+    with pytest.raises(DeckFacesError):
+        write_deck(bad, tmp_path / "bad", "guyenne")
+    assert not (tmp_path / "bad").exists()
