@@ -22,7 +22,7 @@ from .helpers import Server, ev
 
 pytestmark = needs_chromium
 
-SIZES = [(1920, 1080), (390, 844)]
+SIZES = [(1920, 1080), (1280, 800), (390, 844)]  # a hall screen, a tablet, a phone
 DATA = [*NAMES, "春季杯 Spring Cup", "swiss-421"]
 #: the page's text without the data (names) and without elements marked raw (file names, the
 #: other language's name on the switch, the setting's name)
@@ -104,6 +104,12 @@ def test_board_fits_and_speaks_one_language(
         assert standings["y"] + standings["h"] <= height
         assert min(c["x"] for c in boxes[".tablecard"]) >= standings["x"] + standings["w"]
         assert len(boxes["#standings th"]) == 12
+    elif width > 600:
+        # a tablet or a laptop: every column, none under the table cards (at 1280 wide the
+        # English standings once ran under them, their last column hidden)
+        assert len(boxes["#standings th"]) == 12
+        for card in boxes[".tablecard"] + boxes[".disputecard"]:
+            assert not _overlap(standings, card), (standings, card)
     else:
         # a phone: the main columns (rank, name, won, lost, points, level difference)
         assert len(boxes["#standings th"]) == 6
