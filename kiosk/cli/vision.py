@@ -221,33 +221,19 @@ def register(subparsers: Any) -> None:
         "suit (--court-spades ...). A card missing, doubled, cut off or unreadable is named, "
         "with its frame, and nothing is written.",
     )
+
+    def face_frames(flag: str, what: str) -> None:
+        f.add_argument(flag, nargs="+", action="extend", default=[], metavar="IMAGE", help=what)
+
     for name in suits:
-        f.add_argument(
-            f"--{name}",
-            nargs="+",
-            action="extend",
-            default=[],
-            metavar="IMAGE",
-            help=f"frame(s) showing the 13 {name} of one deck",
-        )
-    f.add_argument(
-        "--jokers",
-        nargs="+",
-        action="extend",
-        default=[],
-        metavar="IMAGE",
-        help="frame(s) showing the two jokers",
-    )
+        face_frames(f"--{name}", f"frame(s) showing the 13 {name} of one deck")
+    face_frames("--jokers", "frame(s) showing the two jokers")
     for name in suits:
-        f.add_argument(
+        face_frames(
             f"--court-{name}",
-            nargs="+",
-            action="extend",
-            default=[],
-            metavar="IMAGE",
-            help=f"a deck whose J, Q and K print no index: a frame of the {name}' J, Q and K "
-            "apart in one row, J on the camera's left, K on its right (as for guandan vision "
-            "enrol); they are named by their place",
+            f"a deck whose J, Q and K print no index: a frame of the {name}' J, Q and K apart "
+            "in one row, J on the camera's left, K on its right (as for guandan vision enrol); "
+            "they are named by their place",
         )
     f.add_argument("--out", required=True, help="deck folder to write")
     f.add_argument("--name", default=None, help="the design's name (default: the folder's name)")
