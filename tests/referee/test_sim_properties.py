@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as hst
 
 from engine.cards import parse_card
@@ -140,6 +140,10 @@ NAMES = [n for n, _ in CLEAN]
     seed=hst.integers(min_value=0, max_value=2**31),
     rate=hst.sampled_from([0.0, 0.0, 0.02, 0.06]),
 )
+# found by a CI run (2026-12-05): S and W both played out of turn before N, and the decoder
+# took N's play back past both plays (a late report), so the taken-back CA played again later
+# was a third copy; a turn is now taken back past at most one other seat's play
+@example(name="huaian", seed=17, rate=0.06)
 def test_random_seeds_invariants(name: str, seed: int, rate: float) -> None:
     """Many seeded matches (50 examples x 10 deals per run, more in bench/sim.py): fold equals
     the live state, counts stay in 0..27, the truth equals the flags, clean games are clean."""
