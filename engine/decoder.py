@@ -71,7 +71,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 from engine.cards import BIG_JOKER, DISTINCT, SMALL_JOKER, Card, parse_card, sort_cards
 from engine.deal import TEAMS, DealState, TableState, third_copies
 from engine.events import Event
-from engine.observations import Observation, amended, dump_observation
+from engine.observations import Observation, amended, dump_observation, reread_of
 from engine.profiles import Profile
 
 __all__ = [
@@ -121,6 +121,7 @@ COSTS: Final[Mapping[str, Cost]] = {
     "SWAP_MARGIN": Cost(0.5, "a third copy: an earlier reading is the misread when this cheaper"),
     "SWAP_MAX_COST": Cost(5.0, "runner-ups dearer than this are not tried on an earlier play"),
     "LATE_MAX": Cost(2, "cards of a seat's play tried as cards of its last play, seen late"),
+    "MOVED_CARD_COST": Cost(0.0, "a card moved to an earlier play: seen late, not misread"),
     "REORDER_S": Cost(5.0, "seconds within which two seats' turns may have come either way"),
     "REORDER_SPAN": Cost(8, "the latest observations of the deal run again in other orders"),
     "REORDER_BEAM": Cost(6, "orders kept at once in the reorder beam"),
@@ -149,6 +150,7 @@ HINDSIGHT_WINDOW: Final = int(COSTS["HINDSIGHT_WINDOW"].value)
 GONE_MAX_LEFT: Final = int(COSTS["GONE_MAX_LEFT"].value)
 GONE_WINDOW: Final = int(COSTS["GONE_WINDOW"].value)
 LATE_MAX: Final = int(COSTS["LATE_MAX"].value)
+MOVED_CARD_COST: Final = COSTS["MOVED_CARD_COST"].value
 REORDER_SPAN: Final = int(COSTS["REORDER_SPAN"].value)
 REORDER_BEAM: Final = int(COSTS["REORDER_BEAM"].value)
 CLASH_COST: Final = COSTS["CLASH_COST"].value
@@ -256,6 +258,19 @@ def _rules_cost(events: Iterable[tuple[str, Mapping[str, Any]]]) -> float:
     return sum(
         CLASH_COST if _clash(t, d) else THIRD_COPY_COST if _strain(t, d) else 0.0 for t, d in events
     )
+
+
+def _without(
+    cards: Sequence[Card], doubts: Doubts, gone: Iterable[Card]
+) -> tuple[list[Card], list[Any]]:
+    """``cards`` and their ``doubts`` without the cards ``gone`` (each one copy)."""
+    rest, left = list(cards), list(doubts)
+    for c in gone:
+        rest.remove(c)
+        j = next((j for j, (x, _) in enumerate(left) if x == c), -1)
+        if j >= 0:
+            del left[j]
+    return rest, left
 
 
 def _text(cards: Iterable[Card | str]) -> str:
@@ -817,14 +832,13 @@ class Decoder:
         return replace(o, t=t, extra={**o.extra, "seen_at": o.t})
 
     def _late_in_trick(self, idx: int, out: Sequence[Event]) -> Iterator[Alt]:
-        """Camera play ``idx`` holds what its seat played earlier this trick, reported late: a
-        move. Where the seat's last play of the trick was put in for it in hindsight (``camera``
+        """Camera play ``idx`` holds what its seat played earlier this trick, reported late.
+        Where the seat's last play of the trick was put in for it in hindsight (``camera``
         empty) and ``idx``, out of turn, repeats its cards, ``idx`` is that play (seed 9401: S's
         SB reported 5.2 s after it landed), moved to its place and time, and the repeat goes.
-        Where it was a camera play, cards of it may have been seen only with ``idx`` (seed 9902:
-        E's CK SK read SK, then E's H2 C2 read H2 C2 SK CK): it is read with up to ``LATE_MAX``
-        of ``idx``'s cards where that is legal, the rest of ``idx`` as it is or by a legal
-        re-reading."""
+        Where it was a camera play, up to ``LATE_MAX`` of ``idx``'s cards may have been seen
+        only with ``idx`` (seed 9902: E's CK SK read SK, then E's H2 C2 read H2 C2 SK CK): they
+        move to it (``_to_earlier``)."""
         o, seat = self._obs[idx], self._obs[idx].seat
         if o.type != "played" or seat is None or not o.doubts:
             return
@@ -849,45 +863,67 @@ class Decoder:
             yield Alt(k, {k: [self._moved(o, ok.t)], idx: []}, 0.0, why, gain=0)
         if ok.type != "played" or not ok.doubts or self._clashes_since(k) < HINDSIGHT_GAIN:
             return
-        before = self._core_before(k)
-        d = before._live_deal()
-        if d is None or d.turn != seat:
-            return
-        for moved in dict.fromkeys(
+        moves = dict.fromkeys(
             m
             for n in range(1, min(LATE_MAX, len(o.cards) - 1) + 1)
             for m in combinations(sort_cards(o.cards), n)
-        ):
-            first = [*ok.cards, *moved]
-            if not before._legal(d, seat, first):
+        )
+        head = f"camera read {_text(ok.cards)}; "
+        yield from self._to_earlier(
+            k, o, [(m, f"{head}{_text(m)} seen only with {seat}'s next play") for m in moves], idx
+        )
+
+    def _to_earlier(
+        self,
+        k: int,
+        late: Observation,
+        moves: Iterable[tuple[Sequence[Card], str]],
+        src: int | None = None,
+        was: Sequence[Card] = (),
+        gain: int = HINDSIGHT_GAIN,
+        counts: Counts = _clash,
+    ) -> Iterator[Alt]:
+        """Cards move to an earlier play, the one edit for cards seen late: play ``k`` read as
+        the camera read it with the cards of each of ``moves`` (in place of ``was``, cards the
+        camera read there anew) where that is legal, at ``MOVED_CARD_COST`` a card. ``late``:
+        the observation they came with. ``src``: its index, a later play of the seat, which is
+        then read without them, as it is or by a legal re-reading; none: the camera itself
+        said they belong to ``k`` (``amends``, ``was``), which stays a camera reading."""
+        ok, pos = self._obs[k], self._play_pos(k)
+        seat = ok.seat
+        cam = None if pos is None else self._effective[pos].data.get("camera")
+        base = list(ok.cards) if cam is None else [parse_card(c) for c in cam]
+        if pos is None or seat is None or Counter(was) - Counter(base):
+            return
+        before = None if src is None else self._core_before(k)
+        d = None if before is None else before._live_deal()
+        if before is not None and (d is None or d.turn != seat):
+            return
+        kept = _without(base, ok.doubts, was)[1]
+        for moved, why in moves:
+            cards = sort_cards([*_without(base, (), was)[0], *moved])
+            cost, why = MOVED_CARD_COST * len(moved), f"{why}: read as {_text(cards)}"
+            if src is None or before is None or d is None:  # the camera's own: the search judges it
+                fix = self._fix(ok, cards, why, [str(c) for c in cards], (*kept, *late.doubts))
+                yield Alt(k, {k: [fix]}, cost, why, gain, counts)
                 continue
-            late = _text(moved)
-            why1 = (
-                f"camera read {_text(ok.cards)}; {late} seen only with {seat}'s next play at "
-                f"t={o.t:g}: read as {_text(sort_cards(first))}"
-            )
-            fix1 = self._fix(ok, first, why1, [str(c) for c in ok.cards])
-            rest, doubts = list(o.cards), list(o.doubts)
-            for c in moved:
-                rest.remove(c)
-                j = next((j for j, (x, _) in enumerate(doubts) if x == c), -1)
-                if j >= 0:
-                    del doubts[j]
+            if not before._legal(d, seat, cards):
+                continue
+            fix = self._fix(ok, cards, why, [str(c) for c in base])
             trial = self._copy_core(before)
-            trial.feed(fix1, k)
-            for j in range(k + 1, idx):
-                trial.feed(self._obs[j], j)
+            for j, x in [(k, fix), *((j, self._obs[j]) for j in range(k + 1, src))]:
+                trial.feed(x, j)
             dt = trial._live_deal()
             if dt is None or dt.turn != seat:
                 continue
-            head = replace(o, cards=tuple(rest), doubts=tuple(doubts))
+            rest, doubts = _without(late.cards, late.doubts, moved)
+            head = replace(late, cards=tuple(rest), doubts=tuple(doubts))
             readings: list[Reading] = [(rest, 0.0, [])] if trial._legal(dt, seat, rest) else []
-            for cards, cost, changes in readings + self._legal_readings(trial, dt, seat, head):
-                how = f" ({', '.join(changes)}; cost {cost:.2f})" if changes else ""
-                text = _text(sort_cards(cards))
-                why2 = f"{late} taken as {seat}'s earlier play's: read as {text}{how}"
-                fix2 = self._fix(o, cards, why2, [str(c) for c in o.cards])
-                yield Alt(k, {k: [fix1], idx: [fix2]}, cost, f"{why1}; then {why2}")
+            for cs, c, changes in readings + self._legal_readings(trial, dt, seat, head):
+                how = f" ({', '.join(changes)}; cost {c:.2f})" if changes else ""
+                why2 = f"{_text(moved)} taken as {seat}'s earlier play's: read as {_text(cs)}{how}"
+                fix2 = self._fix(late, cs, why2, [str(x) for x in late.cards])
+                yield Alt(k, {k: [fix], src: [fix2]}, cost + c, f"{why}; then {why2}", gain, counts)
 
     def _gone(self, end: int | None = None) -> Iterator[Alt]:
         """The table plays on without the seat on turn, or (``end``: the observation by which
@@ -1066,99 +1102,55 @@ class Decoder:
                 yield a
 
     def _late_cards(self, obs: Observation) -> list[Event]:
-        """Cards of a seat's play seen after it was judged, an edit of that play weighed by
-        ``_search``: found in its zone soon after with no hand near (``amends``: the play's
-        time), the play as the camera read it (the cards a second look took for no card may be
-        these: seed 9910) read with them when that is legal and the continuation clashes no more;
-        or lying there read anew (``was``: their earlier readings), the seat's latest play this
-        trick holding them read with the new cards when the continuation has fewer clashes or
-        third copies; an earlier play of the deal re-read with a new card where the camera saw
-        an old one (a bet on which copy was the misread) goes back to the camera's reading with
-        it when the continuation clashes no more (seed 9406). Otherwise a notice says why."""
-        seat, deal = obs.seat, self.state.deal_no
+        """Cards of a seat's play the camera reported after it was judged: found in its zone
+        soon after with no hand near (``amends``: the play's time; the cards a second look took
+        for no card may be these: seed 9910), or lying there read anew (``was``: their earlier
+        readings; the seat's latest play this trick holding them). They move to that play
+        (``_to_earlier``), found late when the continuation clashes no more, read anew when it
+        has fewer clashes or third copies; an earlier play of the deal re-read with a new card
+        where the camera saw an old one (a bet on which copy was the misread) goes back to the
+        camera's reading with it (seed 9406). Otherwise a notice says why."""
+        seat = obs.seat
         assert seat is not None  # a ``played`` has a seat (parse_observation)
-        alts: list[Alt] = []
-        if "amends" in obs.extra:
+        old = [parse_card(c) for c in obs.extra.get("was", ())]
+        text = f"{_text(old)} in {seat}'s play zone read again as {_text(obs.cards)}"
+        k = reread_of(self._obs, obs) if old else amended(self._obs, obs)
+        pos = None if k is None else self._play_pos(k)
+        e = None if pos is None else self._effective[pos]
+        if old:
+            head = f"{text}; the first reading stands: "
+            why = f"no play of {seat}'s this trick holds {_text(old)}"
+            moved = f"{text} at t={obs.t:.1f}"
+        else:
             at = obs.extra["amends"]
             head = f"{_text(obs.cards)} found late in {seat}'s play zone, not added: "
-            k = amended(self._obs, obs)
-            pos = None if k is None else self._play_pos(k)
             why = f"no play by {seat} observed at t={at} is in effect"
-            if k is not None and pos is not None and self._effective[pos].deal != deal:
-                why = "that play belongs to an earlier deal"
-            elif k is not None and pos is not None:
-                e, ok = self._effective[pos], self._obs[k]
-                seen = e.data.get("camera")
-                was = [parse_card(c) for c in seen] if seen is not None else list(ok.cards)
-                cards = sort_cards([*was, *obs.cards])
-                before = self._core_before(k)
-                d = before._live_deal()
-                why = f"{seat} playing {_text(cards)} would not be legal"
-                if d is not None and d.turn == seat and before._legal(d, seat, cards):
-                    saw = f" (the camera saw {_text(seen)})" if seen is not None else ""
-                    reason = (
-                        f"{_text(obs.cards)} found in {seat}'s play zone with no hand near, "
-                        f"{obs.t - at:.1f} s after its play of {_text(e.data['cards'])}{saw}: "
-                        f"read as {_text(cards)}"
-                    )
-                    extra = {x: v for x, v in ok.extra.items() if x not in ("camera", "reread")}
-                    extra["reread"] = reason
-                    fix = replace(
-                        ok, cards=tuple(cards), doubts=ok.doubts + obs.doubts, extra=extra
-                    )
-                    alts.append(Alt(k, {k: [fix]}, 0.0, reason, 0, _strain))
-                    why = "the table's continuation would then clash more"
-        else:
-            old = [parse_card(c) for c in obs.extra["was"]]
-            swaps = list(zip(old, obs.cards, strict=True))
-            text = f"{_text(old)} in {seat}'s play zone read again as {_text(obs.cards)}"
-            head = f"{text}; the first reading stands: "
-            trick = (
-                j for j, x in enumerate(self._obs) if x.type in ("trick_cleared", "deal_start")
+            saw = f"its play of {'' if e is None else _text(e.data['cards'])}"
+            if e is not None and "camera" in e.data:
+                saw += f" (the camera saw {_text(e.data['camera'])})"
+            moved = f"{_text(obs.cards)} found in {seat}'s play zone with no hand near, "
+            moved += f"{obs.t - at:.1f} s after {saw}"
+        alts: list[Alt] = []
+        if k is not None and e is not None and e.deal != self.state.deal_no:
+            why = "that play belongs to an earlier deal"
+        elif k is not None and pos is not None and e is not None:
+            alts = list(
+                self._to_earlier(k, obs, [(obs.cards, moved)], None, old, int(bool(old)), _strain)
             )
-            pos = next(
-                (
-                    i
-                    for i, e, _ in self._back(len(self._effective), deal, max(trick, default=-1))
-                    if e.type == "play"
-                    and e.data.get("seat") == seat
-                    and not Counter(old) - Counter(map(parse_card, e.data["cards"]))
-                ),
-                None,
-            )
-            why = f"no play of {seat}'s this trick holds {_text(old)}"
-            if pos is not None:
-                e, k = self._effective[pos], self._origin[pos]
-                cards = [parse_card(c) for c in e.data["cards"]]
-                # what the camera reads there now: its earlier reading with the cards read anew
-                camera = [str(c) for c in e.data.get("camera") or self._obs[k].cards]
-                for a, b in swaps:
-                    cards[cards.index(a)] = b
-                    if str(a) in camera:
-                        camera[camera.index(str(a))] = str(b)
-                now = _text(sort_cards(cards))
-                fix = self._fix(
-                    self._obs[k], cards, f"{text} at t={obs.t:.1f}: read as {now}", camera
+            why = "the table's continuation would fit it no better"
+            for _, eq, kq in self._back(pos, e.deal) if alts and old else ():
+                cam, swaps = eq.data.get("camera"), list(zip(old, obs.cards, strict=True))
+                if eq.type != "play" or not cam:
+                    continue  # the latest play that bet on a copy the camera read anew
+                have, seen = (
+                    Counter(map(parse_card, eq.data["cards"])),
+                    Counter(map(parse_card, cam)),
                 )
-                alts.append(Alt(k, {k: [fix]}, 0.0, str(fix.extra["reread"]), 1, _strain))
-                why = f"{seat} playing {now} would fit the table's continuation no better"
-                for _, eq, kq in self._back(pos, e.deal):  # the latest play that bet on it
-                    cam = eq.data.get("camera")
-                    if eq.type != "play" or not cam:
-                        continue
-                    have, seen = (
-                        Counter(map(parse_card, eq.data["cards"])),
-                        Counter(map(parse_card, cam)),
-                    )
-                    if any(have[b] > seen[b] and seen[a] > have[a] for a, b in swaps):
-                        back = f"as the camera read it ({text} at t={obs.t:.1f})"
-                        fixes = {
-                            kq: [self._fix(self._obs[kq], map(parse_card, cam), back, cam)],
-                            k: [fix],
-                        }
-                        alts.insert(
-                            0, Alt(kq, fixes, 0.0, f"{back}; {fix.extra['reread']}", 0, _strain)
-                        )
-                        break
+                if any(have[b] > seen[b] and seen[a] > have[a] for a, b in swaps):
+                    back = f"as the camera read it ({text} at t={obs.t:.1f})"
+                    fix = self._fix(self._obs[kq], map(parse_card, cam), back, cam)
+                    a = alts[0]
+                    alts.insert(0, a._replace(k=kq, fixes={kq: [fix], **a.fixes}, gain=0))
+                    break
         fixed = self._search(alts, obs.t)
         return self._notice(obs.t, head + why) if fixed is None else fixed

@@ -39,7 +39,10 @@ def test_a_late_card_that_would_make_the_play_illegal_is_not_added() -> None:
     at = led(t, "HT HT")
     out = t.do("played", step=0.2, seat="S", cards=["C7"], amends=at)
     assert [e.type for e in out] == ["notice"]
-    assert "C7 found late in S's play zone, not added: S playing" in out[0]["detail"]
+    assert (
+        "C7 found late in S's play zone, not added: the table's continuation would fit it no better"
+        in out[0]["detail"]
+    )
     assert [p["cards"] for p in in_effect(t, "play")] == [["HT", "HT"]]
     assert t.deal.counts["S"] == 25 and not t.fouls()
 
@@ -51,7 +54,7 @@ def test_a_late_card_is_not_added_when_the_continuation_would_clash() -> None:
     at = led(t, "CT HT HT DT")
     t.play("E", "S5 S5 H5 H5 D5", step=0.5)
     out = t.do("played", step=0.2, seat="S", cards=["CT"], amends=at)
-    assert [e.type for e in out] == ["notice"] and "clash more" in out[0]["detail"]
+    assert [e.type for e in out] == ["notice"] and "would fit it no better" in out[0]["detail"]
     assert len(in_effect(t, "play")) == 2 and not t.fouls()
 
 
