@@ -77,6 +77,7 @@ from engine.profiles import Profile
 __all__ = [
     "COSTS",
     "Cost",
+    "Window",
     "Decoder",
     "RulesCore",
     "reread",
@@ -98,72 +99,62 @@ class RulesCore(Protocol):
     def _legal(self, d: DealState, seat: str, cards: list[Card]) -> bool: ...
 
 
-class Cost(NamedTuple):
-    """One row of the decoder's table: a value and why it is what it is."""
+class Cost(float):
+    """A cost in nats (a reading at cost c is e^-c as likely to the camera as its first), with
+    why it is what it is: a row of ``COSTS``."""
 
-    value: float
     why: str
 
+    def __new__(cls, value: float, why: str) -> Cost:
+        row = super().__new__(cls, value)
+        row.why = why
+        return row
 
-#: Every cost and window, each with its reason: costs in nats (a reading at cost c is e^-c as
-#: likely to the camera as its first), windows in observations. A new kind of camera error
-#: should need a row here and a generator of alternatives, not a new branch.
-COSTS: Final[Mapping[str, Cost]] = {
-    "REREAD_BUDGET": Cost(3.0, "an illegal play re-read as it comes: a slip on an index is common"),
-    "REREAD_BUDGET_IMPOSSIBLE": Cost(10.0, "... a reading that cannot be (3 copies in a play)"),
-    "HINDSIGHT_BUDGET": Cost(10.0, "a suspect read again in hindsight: readings up to this cost"),
-    "EXTRA_CARD_COST": Cost(3.0, "one card seen that was not there (a ghost index beside a fan)"),
-    "MISSED_CARD_COST": Cost(3.0, "one card not seen (an index under another card): _missed_cards"),
-    "HINDSIGHT_GAIN": Cost(2, "clashes a look back must remove: a real foul clashes either way"),
-    "HINDSIGHT_WINDOW": Cost(10, "plays and passes after a suspect within which it is re-read"),
-    "GONE_MAX_LEFT": Cost(8, "cards by the count a seat gone out unseen may have held at most"),
-    "GONE_WINDOW": Cost(40, "plays and passes back to its last play (court cards go unread long)"),
-    "SWAP_MARGIN": Cost(0.5, "a third copy: an earlier reading is the misread when this cheaper"),
-    "SWAP_MAX_COST": Cost(5.0, "runner-ups dearer than this are not tried on an earlier play"),
-    "LATE_MAX": Cost(2, "cards of a seat's play tried as cards of its last play, seen late"),
-    "MOVED_CARD_COST": Cost(0.0, "a card moved to an earlier play: seen late, not misread"),
-    "REORDER_S": Cost(5.0, "seconds within which two seats' turns may have come either way"),
-    "REORDER_SPAN": Cost(8, "the latest observations of the deal run again in other orders"),
-    "REORDER_BEAM": Cost(6, "orders kept at once in the reorder beam"),
-    "CLASH_COST": Cost(10.0, "the rules' cost of a clash: the table's continuation is evidence"),
-    "THIRD_COPY_COST": Cost(3.0, "the rules' cost of a card seen a third time: one misread card"),
-    "UNSEEN_COST": Cost(2.0, "a pass or play the camera missed: likelier than a card missed"),
-    "GONE_CARD_COST": Cost(3.0, "each card a seat taken as gone out held by the count: missed"),
-    "TIE_COST": Cost(0.5, "a tie, which the earliest change wins: later clashes may be echoes"),
-    "REORDER_COST": Cost(0.5, "each turn taken back past another seat's: a late report is common"),
-    "_REREAD_TRIES": Cost(256, "readings tried at most per play (the enumerator's bound)"),
-    "_HINDSIGHT_TRIES": Cost(8, "legal readings whose continuation is tried, cheapest first"),
-    "_HINDSIGHT_SUSPECTS": Cost(3, "suspects kept at once (the latest)"),
-    "_UNSEEN_SEATS": Cost(3, "seats taken as passing or playing unseen before a play"),
-    "_SWAP_TRIES": Cost(3, "earlier plays' runner-ups tried for a third copy, cheapest first"),
+
+class Window(int):
+    """A window or bound (observations, cards or tries), with why: a row of ``COSTS``."""
+
+    why: str
+
+    def __new__(cls, value: int, why: str) -> Window:
+        row = super().__new__(cls, value)
+        row.why = why
+        return row
+
+
+# Every cost and window, each with its reason. A new kind of camera error should need a row here
+# and a generator of alternatives, not a new branch.
+REREAD_BUDGET: Final = Cost(3.0, "an illegal play re-read as it comes: index slips are common")
+REREAD_BUDGET_IMPOSSIBLE: Final = Cost(10.0, "... a reading that cannot be (3 copies in a play)")
+HINDSIGHT_BUDGET: Final = Cost(10.0, "a suspect read again in hindsight: readings up to this cost")
+EXTRA_CARD_COST: Final = Cost(3.0, "one card seen that was not there (a ghost index beside a fan)")
+MISSED_CARD_COST: Final = Cost(3.0, "one card not seen (an index under another): _missed_cards")
+HINDSIGHT_GAIN: Final = Window(2, "clashes a look back must remove: a real foul clashes either way")
+HINDSIGHT_WINDOW: Final = Window(10, "plays and passes after a suspect within which it is re-read")
+GONE_MAX_LEFT: Final = Window(8, "cards by the count a seat gone out unseen may have held at most")
+GONE_WINDOW: Final = Window(40, "plays and passes back to its last play (court cards unread long)")
+SWAP_MARGIN: Final = Cost(0.5, "a third copy: an earlier reading is the misread when this cheaper")
+SWAP_MAX_COST: Final = Cost(5.0, "runner-ups dearer than this are not tried on an earlier play")
+LATE_MAX: Final = Window(2, "cards of a seat's play tried as cards of its last play, seen late")
+MOVED_CARD_COST: Final = Cost(0.0, "a card moved to an earlier play: seen late, not misread")
+REORDER_S: Final = Cost(5.0, "seconds within which two seats' turns may have come either way")
+REORDER_SPAN: Final = Window(8, "the latest observations of the deal run again in other orders")
+REORDER_BEAM: Final = Window(6, "orders kept at once in the reorder beam")
+CLASH_COST: Final = Cost(10.0, "the rules' cost of a clash: the table's continuation is evidence")
+THIRD_COPY_COST: Final = Cost(3.0, "the rules' cost of a card seen a third time: one misread card")
+UNSEEN_COST: Final = Cost(2.0, "a pass or play the camera missed: likelier than a card missed")
+GONE_CARD_COST: Final = Cost(3.0, "each card a seat taken as gone out held by the count: missed")
+TIE_COST: Final = Cost(0.5, "a tie, which the earliest change wins: later clashes may be echoes")
+REORDER_COST: Final = Cost(0.5, "each turn taken back past another seat's: a late report is common")
+_REREAD_TRIES: Final = Window(256, "readings tried at most per play (the enumerator's bound)")
+_HINDSIGHT_TRIES: Final = Window(8, "legal readings whose continuation is tried, cheapest first")
+_HINDSIGHT_SUSPECTS: Final = Window(3, "suspects kept at once (the latest)")
+_UNSEEN_SEATS: Final = Window(3, "seats taken as passing or playing unseen before a play")
+_SWAP_TRIES: Final = Window(3, "earlier plays' runner-ups tried for a third copy, cheapest first")
+#: the rows above by name
+COSTS: Final[Mapping[str, Cost | Window]] = {
+    name: row for name, row in globals().items() if isinstance(row, Cost | Window)
 }
-REREAD_BUDGET: Final = COSTS["REREAD_BUDGET"].value
-REREAD_BUDGET_IMPOSSIBLE: Final = COSTS["REREAD_BUDGET_IMPOSSIBLE"].value
-HINDSIGHT_BUDGET: Final = COSTS["HINDSIGHT_BUDGET"].value
-EXTRA_CARD_COST: Final = COSTS["EXTRA_CARD_COST"].value
-MISSED_CARD_COST: Final = COSTS["MISSED_CARD_COST"].value
-SWAP_MARGIN: Final = COSTS["SWAP_MARGIN"].value
-SWAP_MAX_COST: Final = COSTS["SWAP_MAX_COST"].value
-REORDER_S: Final = COSTS["REORDER_S"].value
-HINDSIGHT_GAIN: Final = int(COSTS["HINDSIGHT_GAIN"].value)
-HINDSIGHT_WINDOW: Final = int(COSTS["HINDSIGHT_WINDOW"].value)
-GONE_MAX_LEFT: Final = int(COSTS["GONE_MAX_LEFT"].value)
-GONE_WINDOW: Final = int(COSTS["GONE_WINDOW"].value)
-LATE_MAX: Final = int(COSTS["LATE_MAX"].value)
-MOVED_CARD_COST: Final = COSTS["MOVED_CARD_COST"].value
-REORDER_SPAN: Final = int(COSTS["REORDER_SPAN"].value)
-REORDER_BEAM: Final = int(COSTS["REORDER_BEAM"].value)
-CLASH_COST: Final = COSTS["CLASH_COST"].value
-THIRD_COPY_COST: Final = COSTS["THIRD_COPY_COST"].value
-UNSEEN_COST: Final = COSTS["UNSEEN_COST"].value
-GONE_CARD_COST: Final = COSTS["GONE_CARD_COST"].value
-TIE_COST: Final = COSTS["TIE_COST"].value
-REORDER_COST: Final = COSTS["REORDER_COST"].value
-_REREAD_TRIES: Final = int(COSTS["_REREAD_TRIES"].value)
-_HINDSIGHT_TRIES: Final = int(COSTS["_HINDSIGHT_TRIES"].value)
-_HINDSIGHT_SUSPECTS: Final = int(COSTS["_HINDSIGHT_SUSPECTS"].value)
-_UNSEEN_SEATS: Final = int(COSTS["_UNSEEN_SEATS"].value)
-_SWAP_TRIES: Final = int(COSTS["_SWAP_TRIES"].value)
 
 #: fouls that show the table played on differently from the referee's reading
 _CLASH_FOULS: Final = frozenset({"illegal_play", "out_of_turn"})

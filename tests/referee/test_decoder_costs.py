@@ -1,5 +1,5 @@
 """The decoder's costs and windows sit in one table (engine/decoder.py ``COSTS``), each with its
-reason, and the module's constants are read from it."""
+reason: the module's constants are its rows (a ``Cost`` is a float, a ``Window`` an int)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ def test_every_cost_has_a_reason_and_its_constant() -> None:
     assert decoder.COSTS
     for name, row in decoder.COSTS.items():
         assert row.why.strip() and len(row.why) > 20, name
-        assert row.value >= 0, name
-        assert getattr(decoder, name) == row.value, name
+        assert row >= 0, name
+        assert getattr(decoder, name) is row, name
+        assert isinstance(row, decoder.Cost | decoder.Window), name
 
 
 def test_the_referee_reads_the_decoder_s_budgets() -> None:
