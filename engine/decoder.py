@@ -17,23 +17,25 @@ seat's last cards (``GONE_CARD_COST``). As a play comes, one illegal as read is 
 cheapest legal reading within ``REREAD_BUDGET`` (``reread``: no hindsight needed).
 
 **Alternatives are edits of the log.** An :class:`Alt` is a history that differs from the log
-from observation ``k`` on by edits of three kinds, each an entry of ``Alt.fixes`` (an index, and
+from observation ``k`` on by edits of four kinds, each an entry of ``Alt.fixes`` (an index, and
 what stands there instead): a *re-read* (an observation read as other cards, ``_fix``: what the
 camera read stays in ``camera``, why in ``reread``), an *insert* (turns the camera did not see,
-put before an observation) and a *move* (an observation taken back before others the camera
-reported first, to their time: ``_moved``; where it stood, it goes). One generator per kind of
+put before an observation), a *move* (an observation taken back before others the camera
+reported first, to their time: ``_moved``; where it stood, it goes) and *cards moved to an
+earlier play* of their seat (``_to_earlier``: that play read with them, at ``MOVED_CARD_COST`` a
+card; the play they were seen with, if any, read without them). One generator per kind of
 camera error proposes them:
 
 * re-read: ``_reread_at`` (a suspect by its legal readings: runner-ups, a card too many, a card
   missed; or one re-read as it came, as the camera read it), ``_third_copy`` (a card seen a third
   time: an earlier reading of it is the misread), ``_gone`` (a seat's last plays taken as
-  emptying its hand, the rest gone down unseen; ``_undo_gone`` when it plays on), ``_late_cards``
-  (cards found late or read anew: the play they belong to read with them);
+  emptying its hand, the rest gone down unseen; ``_undo_gone`` when it plays on);
 * insert: ``_put_in`` (passes, or plays glimpsed or the only answer short of a bomb), where
   ``_window`` or ``_unseen`` say such turns may lie;
 * move: ``_reorder`` (a beam over orders of the last ``REORDER_SPAN`` observations),
-  ``_late_in_trick`` (a play out of turn is one put in, reported late; or cards of a play seen
-  only with the seat's next one: moved back to it, both re-read).
+  ``_late_in_trick`` (a play out of turn is one put in, reported late);
+* cards moved: ``_late_cards`` (the camera's own: cards found late, ``amends``, or read anew,
+  ``was``), ``_late_in_trick`` (in hindsight: cards of a play seen only with the seat's next).
 
 **The search.** After each observation the referee calls :meth:`Decoder._second_look`. When it
 clashes with the log (``_clash``: a foul the table did not act on, a pass by a seat not on turn,
@@ -874,7 +876,7 @@ class Decoder:
         gain: int = HINDSIGHT_GAIN,
         counts: Counts = _clash,
     ) -> Iterator[Alt]:
-        """Cards move to an earlier play, the one edit for cards seen late: play ``k`` read as
+        """Cards move to an earlier play, one edit for every card seen late: play ``k`` read as
         the camera read it with the cards of each of ``moves`` (in place of ``was``, cards the
         camera read there anew) where that is legal, at ``MOVED_CARD_COST`` a card. ``late``:
         the observation they came with. ``src``: its index, a later play of the seat, which is
@@ -890,9 +892,9 @@ class Decoder:
         d = None if before is None else before._live_deal()
         if before is not None and (d is None or d.turn != seat):
             return
-        kept = _without(base, ok.doubts, was)[1]
+        left, kept = _without(base, ok.doubts, was)
         for moved, why in moves:
-            cards = sort_cards([*_without(base, (), was)[0], *moved])
+            cards = sort_cards([*left, *moved])
             cost, why = MOVED_CARD_COST * len(moved), f"{why}: read as {_text(cards)}"
             if src is None or before is None or d is None:  # the camera's own: the search judges it
                 fix = self._fix(ok, cards, why, [str(c) for c in cards], (*kept, *late.doubts))
