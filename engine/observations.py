@@ -16,12 +16,13 @@ One JSON object per line, each with ``t`` (seconds) and ``type``:
                    play is illegal as read. ``amends`` (ours): the time of an earlier
                    ``played`` of the same seat that these cards belong to (the camera found
                    them late, with no hand near); the referee reads that play again with them
-                   when it stays legal (engine/decoder.py ``Decoder._amend``). ``was``
+                   when the table's continuation clashes no more (an illegal play is a clash;
+                   engine/decoder.py ``Decoder._late_cards``). ``was``
                    (ours): a list as long as ``cards``: cards of an earlier ``played`` of the
                    seat, still lying in its zone, that the camera now reads as ``cards`` (the
                    same rank, another suit: the same physical card read anew, not a new
                    play); the referee takes the new reading only where it clashes less with
-                   the table's continuation (engine/decoder.py ``Decoder._relabel``).
+                   the table's continuation (engine/decoder.py ``Decoder._late_cards``).
 ``pass``           ``{seat}``: a pass (button or gesture).
 ``tribute``        ``{seat, card, to?}``: a tribute card given by ``seat`` (``to``: the receiver,
                    when the pipeline saw it; needed when 上游 chooses between equal tributes).
