@@ -38,6 +38,10 @@ the half-covered index of a pair's, a bomb's or a full house's lower card. It ca
 there" among its runner-ups (``KIN_NONE_COST``), and a change's doubt for an added copy of a
 label is the instance least sure to be there, so the referee drops it cheaply where the play is
 illegal with it.
+A corner index nearer than a fan's step to two others, between them on their line, is no
+card's own index (each of the two would cover it): a box the corner stage put astride two
+fanned indices. It counts as a card that may lie there (``MAYBE``, below) and pairs with no
+corner (``_straddlers``).
 Two one-corner cards read differently are one card when they lie the table's own corner spacing
 apart (``Tracker.spacing``: the median distance of the one-label pairs seen so far; plastic's
 indices sit ~75 mm apart) within ``fuse_mm`` (5), and both readings together name one card for
@@ -201,6 +205,18 @@ KIN_NONE_COST = 1.0
 #: A corner under the floor in a fan's row, not counted, may be a card (``Tracker._fan_maybes``):
 #: adding it costs this (nats) plus ln(floor / its score)
 FAN_MAYBE_COST = 1.0
+#: A corner index counted as a card by one corner lies between two other indices, nearer each
+#: than a fan's step (``KIN_STEP_MM``, from), on the line between them (within ``FAN_LINE_MM``):
+#: no card's own index fits there, since each of the two would cover it
+#: (``_straddlers``). The corner stage finds such a box astride two fanned indices,
+#: part of each: in game 47002 (plastic, 2026-12-05) a box 8 px wide over S6's and C6's
+#: indices in the fan S6 C6 S6 was read C6 (0.36, over the floor) in every look, the triple
+#: counted S6 S6 C6 C6, a legal bomb, and the next seat's triple of tens became a bomb with a
+#: guessed card, and five plays were lost after it. Such a corner is a card that may lie
+#: there (``MAYBE``, its reading at ``FAN_MAYBE_COST``), which the referee adds only to make
+#: an illegal play legal, and pairs with no corner. In game 47003 such a box (S6, 0.27) paired
+#: with the top card's far corner and left that card's own index to count a second S6. It
+#: assumes fans at least ``KIN_STEP_MM``'s 12 mm apart, as ``_next_of_kin`` does.
 #: Four corners of one label lie as one card's four indices (``_four_index_cards``) when the
 #: two diagonals differ by at most this (mm) and no side is shorter than ``RECT_SIDE_MM``
 RECT_DIAG_MM = 8.0
@@ -629,6 +645,30 @@ def _best_pairs(
     return best[1]
 
 
+def _straddlers(index_of: Sequence[tuple[str, np.ndarray]], same_mm: float) -> set[int]:
+    """Which corner indices of ``index_of`` (label, table mm) lie astride two others: nearer
+    each than a fan's step (``KIN_STEP_MM``, from), on either side and within ``FAN_LINE_MM``
+    of the line between them (see the note above ``RECT_DIAG_MM``). A double box of one
+    corner (its own label within ``same_mm``) is no neighbour."""
+    lo = KIN_STEP_MM[0]
+    out: set[int] = set()
+    for i, (label, p) in enumerate(index_of):
+        near = [
+            q - p
+            for j, (other, q) in enumerate(index_of)
+            if j != i
+            and 0 < (d := float(np.hypot(*(q - p)))) < lo
+            and not (other == label and d < same_mm)
+        ]
+        if any(
+            float(a @ b) < 0
+            and abs(float(a[0] * b[1] - a[1] * b[0])) / float(np.hypot(*(a - b))) < FAN_LINE_MM
+            for a, b in itertools.combinations(near, 2)
+        ):
+            out.add(i)
+    return out
+
+
 class Tracker:
     """Corner detections -> per-region card multisets, committed when stable."""
 
@@ -766,15 +806,26 @@ class Tracker:
         by_label: dict[str, list[tuple[np.ndarray, Alts, bool, bool, bool, float]]] = {}
         maybe: list[SeenCard] = []  # (and cards read whole)
         # every corner index over the floor: a fan's indices in a row (FAN_BETWEEN)
-        index_of = [
-            (d.card, p)
-            for d, p in zip(dets[:first_low], mm[:first_low], strict=True)
+        index_at = [
+            k
+            for k, d in enumerate(dets[:first_low])
             if d.card != MAYBE and not getattr(d, "whole", False)
         ]
+        # a box astride two fanned indices is a card that may lie there (``_straddlers``)
+        astride = _straddlers([(dets[k].card, mm[k]) for k in index_at], self.same_mm)
+        astride = {index_at[i] for i in astride}
+        index_of = [(dets[k].card, mm[k]) for k in index_at if k not in astride]
         for k, (d, p) in enumerate(zip(dets, mm, strict=True)):
             weak = bool(getattr(d, "weak", False))
             alt = tuple(getattr(d, "alts", ()))
             item = (p, alt, weak, k >= first_low, k >= first_faint, float(d.score))
+            if k in astride:
+                readings = ((d.card, FAN_MAYBE_COST),) + tuple(
+                    (c, round(FAN_MAYBE_COST + v, 3)) for c, v in alt if c not in ("none", d.card)
+                )
+                x, y = float(p[0]), float(p[1])
+                maybe.append(SeenCard(MAYBE, x, y, self.region_at(x, y), 1, readings[:4]))
+                continue
             if d.card == MAYBE or getattr(d, "whole", False):
                 # a card read whole (vision/faces.py: a court card by its picture) or one that
                 # may be there: one card each, never a corner of a pair (two queens of a trick

@@ -1158,3 +1158,45 @@ def test_the_doubt_of_an_added_copy_is_the_one_under_the_floor() -> None:
     (ch,) = feed(tr, [[*old, *new, low]] * 3, t0=1.0)
     assert sorted(ch.added) == ["H7", "S7"]
     assert ("S7", (("none", KIN_NONE_COST),)) in ch.doubts
+
+
+def test_a_box_astride_two_fanned_indices_is_a_card_that_may_be_there() -> None:
+    """Game 47002 (plastic): in the fan S6 C6 S6, 17 mm apart, the corner stage also boxed the
+    8 mm between the first two indices, part of each, and named it C6 surely in every look: the
+    triple counted S6 S6 C6 C6, a legal bomb. A corner nearer than a fan's step to two indices
+    on either side of it, on the line between them, is no card's own index (each would cover
+    it): it is a card that may lie there (``MAYBE``), its reading a doubt of the play. A fan 12
+    mm apart (``KIN_STEP_MM``) keeps every card, and so does a corner off the fan's row."""
+    from vision.track import FAN_MAYBE_COST, KIN_STEP_MM, MAYBE
+
+    x, y = S_PLAY
+    cards = ["S6", "C6", "S6"]
+    dets = detections(fan(cards, x, y), hide=fan_hidden(0, 3))
+    (a, _) = corner_points_of(x - 17.0, y)
+    astride = _corner_at(a[0] + 8.0, a[1], "C6", (("S6", 0.3),))
+    tr = Tracker(calibration())
+    (ch,) = feed(tr, [[*dets, astride]] * 3)
+    assert Counter(ch.added) == Counter(cards)
+    assert (MAYBE, (("C6", FAN_MAYBE_COST), ("S6", FAN_MAYBE_COST + 0.3))) in ch.doubts
+    # game 47003: in the pair C6 S6 such a box read S6 paired with the top S6's far corner,
+    # and the top S6's own index counted a second S6
+    pair = detections(fan(["C6", "S6"], x, y), hide=fan_hidden(0, 2))
+    (c6, _) = corner_points_of(x - 8.5, y)
+    box = _corner_at(c6[0] + 8.0, c6[1], "S6")
+    assert Counter(c.card for c in Tracker(calibration()).cards_in([*pair, box])) == Counter(
+        {"C6": 1, "S6": 1, MAYBE: 1}
+    )
+    # a fan at the least step the tracker assumes: three cards
+    tight = detections(fan(cards, x, y, step=KIN_STEP_MM[0] + 0.5), hide=fan_hidden(0, 3))
+    assert Counter(c.card for c in Tracker(calibration()).cards_in(tight)) == Counter(cards)
+    # the same corner 6 mm off the row (a card lying across the fan's top): a card
+    off = _corner_at(a[0] + 8.0, a[1] - 6.0, "C6")
+    seen = Tracker(calibration()).cards_in([*dets, off])
+    assert Counter(c.card for c in seen) == Counter({"S6": 2, "C6": 2})
+
+
+def corner_points_of(x: float, y: float) -> list[tuple[float, float]]:
+    """The two corner index centres (table mm) of an upright card lying at (x, y)."""
+    from tests.track.helpers import corner_points
+
+    return corner_points(x, y, 0.0)
