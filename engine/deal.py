@@ -429,6 +429,8 @@ def _apply_match(st: TableState, etype: str, t: float, data: Mapping[str, Any]) 
             st.deal.over = True
             st.deal.turn = None
             st.prev_order = None  # no result: no tribute for the next deal
+        if data.get("barring_lapses") and st.deal is not None:
+            st.deal.barred.difference_update(data["barring_lapses"])
         return
     if etype == "time_called":
         st.time_called = True

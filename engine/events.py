@@ -17,7 +17,9 @@ play, ``reason``. On ``foul``: ``review`` (a camera reading's foul, counted only
 referee marks it), ``ruled`` (marked by the referee) and ``confirms`` (the id of the flagged
 foul a referee's mark confirms: it counts, and its penalty is not applied again). On
 ``notice``: ``ignored`` = ``"pass_out_of_turn"`` for a pass by a seat not on turn,
-``cleared_open`` (the trick was cleared with a seat still to answer), ``outside`` (a play or a
+``cleared_open`` (the trick was cleared with a seat still to answer), ``barring_lapses`` (the
+seats barred from a trick the referee had closed when the table swept it: they play again),
+``outside`` (a play or a
 pass outside a deal) and ``abandoned`` (a new deal started before the last one ended).
 
 Pure: no I/O. :func:`parse_event` reads one JSON object (or its text) and raises

@@ -64,6 +64,7 @@ from typing import Any, Final, NamedTuple
 from engine.cards import BIG_JOKER, Card
 from engine.combos import Combo, ComboRules, classify
 from engine.deal import (
+    BARRING_FOULS,
     SEATS,
     TEAMS,
     DealState,
@@ -213,11 +214,16 @@ class _Core:
         #: the deal in progress has camera readings of plays: who is on turn, and who leads,
         #: rests on them (a play the camera missed makes a leader of a seat that was answering)
         self.camera_deal = False
+        #: seats barred from the trick by a foul on the camera's reading (``review``); emptied
+        #: when no seat is barred (``_trick_cleared``)
+        self.camera_barred: set[str] = set()
 
     # ------------------------------------------------------------------ emit
     def emit(self, etype: str, t: float, data: dict[str, Any], combo: Combo | None = None) -> None:
         apply_event(self.st, etype, t, data, combo)
         self.out.append(_Payload(etype, t, self.st.deal_no, data, self.origin))
+        if self.camera_barred and (self.st.deal is None or not self.st.deal.barred):
+            self.camera_barred.clear()
 
     def notice(self, t: float, detail: str, **extra: Any) -> None:
         data: dict[str, Any] = {"detail": detail}
@@ -245,6 +251,8 @@ class _Core:
             data["penalty"] = f"{penalty}; camera reading: counts when the referee marks it"
         data.update(extra)
         self.emit("foul", t, data)
+        if data.get("review") and kind in BARRING_FOULS and seat is not None:
+            self.camera_barred.add(seat)
 
     # ------------------------------------------------------------------ feed
     def feed(self, obs: Observation, origin: int) -> list[_Payload]:
@@ -829,6 +837,13 @@ class _Core:
             self.foul(obs.t, seat, "card_count", detail)
 
     def _trick_cleared(self, obs: Observation) -> None:
+        """The table swept a trick. One the referee still has open is a clash (the decoder
+        looks again). One it had already closed by the turns, with a seat barred since by a
+        foul on the camera's reading: by the table, the trick that seat lost is the one swept,
+        so it plays again (game 47307, 2026-12-05: E's out-of-turn play came after the
+        referee, misled by a misread bomb, had closed the trick, and E stayed barred in every
+        trick after: four plays judged out of turn). A foul the referee marked keeps its
+        penalty: a seat that played out of turn after the last pass loses the next trick."""
         d = self._live_deal()
         if d is not None and d.top is not None:
             self.notice(
@@ -836,6 +851,14 @@ class _Core:
                 f"trick cleared while the referee still has {d.owner}'s {d.top.kind} open, "
                 f"{d.turn} to play",
                 cleared_open=True,
+            )
+        elif d is not None and d.barred & self.camera_barred:
+            seats = sorted(d.barred & self.camera_barred)
+            self.camera_barred.difference_update(seats)
+            self.notice(
+                obs.t,
+                f"trick cleared: {', '.join(seats)} lost the trick swept and may play again",
+                barring_lapses=seats,
             )
 
     # ------------------------------------------------------------------ after each observation

@@ -5,6 +5,8 @@ referee marks it; its penalty in the trick stands."""
 
 from __future__ import annotations
 
+import functools
+
 from engine.deal import fold
 from engine.observations import Observation, from_camera, is_camera, parse_observation
 from tests.referee.helpers import Table
@@ -64,3 +66,33 @@ def test_is_camera() -> None:
     )
     assert is_camera(doubted)
     assert parse_observation(from_camera(play).to_json()).extra["source"] == "camera"
+
+
+def test_a_camera_foul_after_the_trick_closed_lapses_when_the_table_sweeps() -> None:
+    """Game 47307 (plastic, 2026-12-05): a misread bomb made the referee close a trick the table
+    was still playing; E's out-of-turn play then barred E from the next trick by the referee's
+    turns, the table swept the first trick, and E stayed barred in every trick after. A seat
+    barred by a foul on the camera's reading plays again once the table sweeps the trick (a
+    notice says so, and the fold agrees); a foul typed in by a person keeps its penalty."""
+    for camera in (True, False):
+        t = Table("standard")
+        t.do("deal_start", first_leader="S")
+        do = functools.partial(seen, t) if camera else t.do
+        do("played", seat="S", cards=["S3"])
+        for seat in ("E", "N", "W"):
+            do("pass", seat=seat)
+        assert t.ref.state.deal.turn == "S"  # the trick is S's, by the turns
+        do("played", seat="E", cards=["D9"])  # out of turn: S leads
+        (foul,) = t.fouls()
+        assert foul["kind"] == "out_of_turn" and bool(foul.get("review")) is camera
+        assert t.ref.state.deal.barred == {"E"}
+        do("trick_cleared")
+        lapsed = [n for n in t.of("notice") if n.get("barring_lapses")]
+        do("played", seat="S", cards=["S5"])
+        do("played", seat="E", cards=["D9"])
+        if camera:
+            assert [n["barring_lapses"] for n in lapsed] == [["E"]]
+            assert len(t.fouls()) == 1 and t.ref.state.deal.turn == "N"
+        else:
+            assert lapsed == [] and [f["kind"] for f in t.fouls()] == ["out_of_turn"] * 2
+        assert fold(t.ref.events, t.profile) == t.ref.state
