@@ -194,13 +194,19 @@ def deck_reader(deck: Any) -> DeckReader:
 def with_adapted(profile: Any, classifier: Path, source: str = "") -> DeckReader:
     """Read with the adapted ``classifier`` and what of the deck ``profile`` (None: none) still
     applies: its prototypes are embeddings of the base classifier, so they are not used with
-    another one (weight 0); its suit templates and face pictures are the deck's own pixels and
-    still count."""
+    another one (weight 0); its suit templates and court faces are the deck's own pixels and
+    still count. Its pair faces (vision/pairfaces.py: a card's suit by its body pips, made for
+    plastic's clubs and spades that the base classifier could not tell apart) are not used: on
+    three never-used plastic games (47302, 47307, 47312; 2026-12-05, bench/RESULTS.md) the
+    adapted classifier read 132 of 137 plays, and the same 132 with the same five misses
+    without them, so a frame's way through the pipeline is one step shorter."""
     from vision.enrol import classifier_id
 
     if profile is None:
         return DeckReader(None, Path(classifier), source or str(classifier))
-    rebound = dataclasses.replace(profile, classifier=classifier_id(classifier), weight=0.0)
+    rebound = dataclasses.replace(
+        profile, classifier=classifier_id(classifier), weight=0.0, pair_faces=None
+    )
     return DeckReader(rebound, Path(classifier), source or profile.name)
 
 

@@ -169,3 +169,25 @@ def test_a_corner_is_named_by_the_pairs_log_ratio_and_keeps_its_other_runner_ups
     surer = _named(sure, "C7", "S7", -8.0)
     assert surer.card == "S7" and dict(surer.alts)["C7"] == pytest.approx(8.0, abs=1e-3)
     assert dict(_named(sure, "C7", "S7", -30.0).alts)["C7"] == 9.0
+
+
+def test_a_deck_read_with_its_adapted_classifier_leaves_out_the_pair_faces(tmp_path: Path) -> None:
+    """An adapted classifier names plastic's suits without the pair faces (three never-used
+    games, 132 of 137 plays either way, bench/RESULTS.md 2026-12-05): `--deck` with one drops
+    them, and keeps the deck's suit templates; the profile alone keeps them."""
+    from vision.adapt import deck_reader, with_adapted
+    from vision.detector import MODELS_DIR
+
+    prof = DeckProfile(
+        "drawn",
+        "abc",
+        ["C7", "S7"],
+        np.eye(2),
+        [2, 2],
+        suits=SuitTemplates(),
+        pair_faces=enrolled(),
+    )
+    adapted = with_adapted(prof, MODELS_DIR / "card-classes.onnx")
+    assert adapted.profile.pair_faces is None and adapted.profile.suits is not None
+    assert adapted.profile.weight == 0.0
+    assert deck_reader(prof).profile.pair_faces is not None
