@@ -25,9 +25,10 @@ as ``*.rejected.onnx`` (to look at) and the command says so; nothing reads with 
 Where it goes: beside the deck profile (``deck.json`` -> ``deck.classes.onnx``). ``--deck
 deck.json`` on ``table replay`` / ``table run`` (:func:`deck_reader`) then reads with the
 adapted classifier; the profile's prototypes (embeddings of the *base* classifier) are not used
-with it (weight 0), its suit templates and court faces are; its pair faces (vision/pairfaces.py)
-are not, as the adapted classifier names plastic's suits as well without them (:func:`with_adapted`).
-``--deck`` may also name an adapted ``.onnx`` itself (a deck adapted without a profile).
+with it (weight 0), its suit templates and court faces are; its pair faces
+(vision/pairfaces.py) are not, as the adapted classifier names plastic's suits as well without
+them (:func:`with_adapted`). ``--deck`` may also name an adapted ``.onnx`` itself (a deck
+adapted without a profile).
 
 Torch is needed only here (the ``train`` extra); the kiosk reads the ONNX file with
 onnxruntime.
