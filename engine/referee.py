@@ -214,8 +214,9 @@ class _Core:
         #: the deal in progress has camera readings of plays: who is on turn, and who leads,
         #: rests on them (a play the camera missed makes a leader of a seat that was answering)
         self.camera_deal = False
-        #: seats barred from the trick by a foul on the camera's reading (``review``); emptied
-        #: when no seat is barred (``_trick_cleared``)
+        #: seats barred from the trick by a foul on the camera's reading (``review``), whose
+        #: barring lapses when the table sweeps (``_trick_cleared``); emptied (``emit``) once
+        #: no seat is barred
         self.camera_barred: set[str] = set()
 
     # ------------------------------------------------------------------ emit

@@ -205,18 +205,6 @@ KIN_NONE_COST = 1.0
 #: A corner under the floor in a fan's row, not counted, may be a card (``Tracker._fan_maybes``):
 #: adding it costs this (nats) plus ln(floor / its score)
 FAN_MAYBE_COST = 1.0
-#: A corner index counted as a card by one corner lies between two other indices, nearer each
-#: than a fan's step (``KIN_STEP_MM``, from), on the line between them (within ``FAN_LINE_MM``):
-#: no card's own index fits there, since each of the two would cover it
-#: (``_straddlers``). The corner stage finds such a box astride two fanned indices,
-#: part of each: in game 47002 (plastic, 2026-12-05) a box 8 px wide over S6's and C6's
-#: indices in the fan S6 C6 S6 was read C6 (0.36, over the floor) in every look, the triple
-#: counted S6 S6 C6 C6, a legal bomb, and the next seat's triple of tens became a bomb with a
-#: guessed card, and five plays were lost after it. Such a corner is a card that may lie
-#: there (``MAYBE``, its reading at ``FAN_MAYBE_COST``), which the referee adds only to make
-#: an illegal play legal, and pairs with no corner. In game 47003 such a box (S6, 0.27) paired
-#: with the top card's far corner and left that card's own index to count a second S6. It
-#: assumes fans at least ``KIN_STEP_MM``'s 12 mm apart, as ``_next_of_kin`` does.
 #: Four corners of one label lie as one card's four indices (``_four_index_cards``) when the
 #: two diagonals differ by at most this (mm) and no side is shorter than ``RECT_SIDE_MM``
 RECT_DIAG_MM = 8.0
@@ -645,11 +633,29 @@ def _best_pairs(
     return best[1]
 
 
+def _maybe_readings(label: str, cost: float, alts: Alts) -> Alts:
+    """A card that may lie there (``MAYBE``): read ``label`` at ``cost``, or its runner-ups at
+    ``cost`` more (at most four readings)."""
+    readings = ((label, round(cost, 3)),) + tuple(
+        (c, round(cost + a, 3)) for c, a in alts if c not in ("none", label)
+    )
+    return readings[:4]
+
+
 def _straddlers(index_of: Sequence[tuple[str, np.ndarray]], same_mm: float) -> set[int]:
     """Which corner indices of ``index_of`` (label, table mm) lie astride two others: nearer
     each than a fan's step (``KIN_STEP_MM``, from), on either side and within ``FAN_LINE_MM``
-    of the line between them (see the note above ``RECT_DIAG_MM``). A double box of one
-    corner (its own label within ``same_mm``) is no neighbour."""
+    of the line between them. A double box of one corner (its own label within ``same_mm``) is
+    no neighbour. No card's own index fits there, since each of the two would cover it: the
+    corner stage boxed the space astride two fanned indices, part of each. In game 47002
+    (plastic, 2026-12-05) such a box over S6's and C6's indices in the fan S6 C6 S6 was read C6
+    (0.36, over the floor) in every look: the triple counted S6 S6 C6 C6, a legal bomb, the
+    next seat's triple of tens became a bomb with a guessed card, and five plays were lost. In
+    47003 one (S6, 0.27) paired with the top card's far corner and left that card's own index
+    to count a second S6. :meth:`Tracker._cluster` makes each a card that may lie there
+    (``MAYBE``, its reading at ``FAN_MAYBE_COST``: the referee adds it only to make an illegal
+    play legal) that pairs with no corner. It assumes fans at least ``KIN_STEP_MM``'s 12 mm
+    apart, as ``Tracker._next_of_kin`` does."""
     lo = KIN_STEP_MM[0]
     out: set[int] = set()
     for i, (label, p) in enumerate(index_of):
@@ -820,11 +826,9 @@ class Tracker:
             alt = tuple(getattr(d, "alts", ()))
             item = (p, alt, weak, k >= first_low, k >= first_faint, float(d.score))
             if k in astride:
-                readings = ((d.card, FAN_MAYBE_COST),) + tuple(
-                    (c, round(FAN_MAYBE_COST + v, 3)) for c, v in alt if c not in ("none", d.card)
-                )
                 x, y = float(p[0]), float(p[1])
-                maybe.append(SeenCard(MAYBE, x, y, self.region_at(x, y), 1, readings[:4]))
+                readings = _maybe_readings(d.card, FAN_MAYBE_COST, alt)
+                maybe.append(SeenCard(MAYBE, x, y, self.region_at(x, y), 1, readings))
                 continue
             if d.card == MAYBE or getattr(d, "whole", False):
                 # a card read whole (vision/faces.py: a court card by its picture) or one that
@@ -989,10 +993,9 @@ class Tracker:
                 continue
             x, y = float(p[0]), float(p[1])
             cost = FAN_MAYBE_COST + math.log(self.min_score / max(score, 1e-3))
-            readings = ((label, round(cost, 3)),) + tuple(
-                (c, round(cost + a, 3)) for c, a in alts if c not in ("none", label)
+            card = SeenCard(
+                MAYBE, x, y, self.region_at(x, y), 1, _maybe_readings(label, cost, alts)
             )
-            card = SeenCard(MAYBE, x, y, self.region_at(x, y), 1, readings[:4])
             if not self._inside(card, whole):
                 out.append(card)
         return out
