@@ -37,7 +37,8 @@ a sure corner index of its own rank lies a fan's step from it (``KIN_STEP_MM``) 
 the half-covered index of a pair's, a bomb's or a full house's lower card. It carries "no card
 there" among its runner-ups (``KIN_NONE_COST``), and a change's doubt for an added copy of a
 label is the instance least sure to be there, so the referee drops it cheaply where the play is
-illegal with it.
+illegal with it. A weak joker corner left single counts so, from a step of a counted joker's
+index, chained along the fan (``_joker_kin``): a fanned joker bomb's lower jokers.
 A corner index nearer than a fan's step to two others, between them on their line, is no
 card's own index (each of the two would cover it): a box the corner stage put astride two
 fanned indices. It counts as a card that may lie there (``MAYBE``, below) and pairs with no
@@ -202,6 +203,10 @@ KIN_STEP_MM = (12.0, 24.0)
 KIN_MIN_SCORE = 0.1
 #: ... with "no card there" among its runner-ups at this cost (nats)
 KIN_NONE_COST = 1.0
+#: A weak joker corner counted as a fan's lower joker (``Tracker._joker_kin``) lies at least
+#: this much (mm) further from the centre of each joker counted by two corners than that joker's
+#: own indices do
+JOKER_KIN_OUT_MM = 3.0
 #: A corner under the floor in a fan's row, not counted, may be a card (``Tracker._fan_maybes``):
 #: adding it costs this (nats) plus ln(floor / its score)
 FAN_MAYBE_COST = 1.0
@@ -846,6 +851,10 @@ class Tracker:
         glimpsed: list[tuple[str, str]] = []
         if learn:
             self._glimpsed = glimpsed
+        # the corner indices of the jokers counted, and the weak joker corners left single
+        joker_at: list[np.ndarray] = []
+        joker_lone: list[tuple[str, np.ndarray, Alts]] = []
+        joker_cards: list[tuple[np.ndarray, np.ndarray]] = []  # centre, centre -> an index
         for label, pts in by_label.items():
             # merge double detections of one corner (a sure one before a weak one, either
             # before one under the floor)
@@ -899,9 +908,13 @@ class Tracker:
             ok = _diagonals_only(ok, rects)
             used: set[int] = set()
             centres: list[np.ndarray] = []
+            is_joker = parse_card(label).is_joker
             for i, j in _best_pairs(n, ok, weaks):
                 used |= {i, j}
                 c = (merged[i] + merged[j]) / 2
+                if is_joker:
+                    joker_at += [merged[i], merged[j]]
+                    joker_cards.append((c, merged[i] - c))
                 if any(np.hypot(*(c - q)) < self.same_mm for q in centres):
                     continue  # both diagonals of a card with an index in all four corners
                 centres.append(c)
@@ -916,14 +929,19 @@ class Tracker:
                 if i not in used and not weaks[i]:  # a weak corner counts with its pair only
                     x, y = float(merged[i][0]), float(merged[i][1])
                     out.append(SeenCard(label, x, y, self.region_at(x, y), 1, alts[i]))
+                    if is_joker:
+                        joker_at.append(merged[i])
                 elif i not in used and lows[i] and not jokers[i] and scores[i] >= KIN_MIN_SCORE:
                     lone.append((label, merged[i], alts[i], scores[i]))
-                elif i not in used and jokers[i] and learn:
-                    x, y = float(merged[i][0]), float(merged[i][1])
-                    glimpsed.append((label, self.region_at(x, y)))
+                elif i not in used and jokers[i]:
+                    joker_lone.append((label, merged[i], alts[i]))
+                    if learn:
+                        x, y = float(merged[i][0]), float(merged[i][1])
+                        glimpsed.append((label, self.region_at(x, y)))
         whole = [c for c in out if c.corners == 2]
         kin = self._next_of_kin([(c, p, a) for c, p, a, _ in lone], index_of, whole)
         out += kin
+        out += self._joker_kin(joker_lone, joker_at, index_of, joker_cards)
         kept = {(k.card, k.x_mm, k.y_mm) for k in kin}
         left = [x for x in lone if (x[0], float(x[1][0]), float(x[1][1])) not in kept]
         self._lone_left = (left, index_of, whole)
@@ -964,6 +982,56 @@ class Tracker:
                 kin = SeenCard(label, x, y, self.region_at(x, y), 1, got[:4])
                 if not self._inside(kin, whole):
                     out.append(kin)
+        return out
+
+    def _joker_kin(
+        self,
+        lone: Sequence[tuple[str, np.ndarray, Alts]],
+        counted: Sequence[np.ndarray],
+        sure: Sequence[tuple[str, np.ndarray]],
+        cards: Sequence[tuple[np.ndarray, np.ndarray]] = (),
+    ) -> list[SeenCard]:
+        """Weak joker corners left single (``lone``: label, centre, runner-ups) that count as a
+        card: those a fan's step (``KIN_STEP_MM``) from the index of a joker counted
+        (``counted``: the corner indices of the jokers counted, single or paired), or of one
+        counted by this rule before it, and nearer no corner index of another card (``sure``)
+        nor any joker counted. The analogue of :meth:`_next_of_kin` for jokers, which the corner
+        stage scores under its floor (``weak``) and which count only paired: a joker bomb or pair
+        fanned along its long side shows of each lower joker only its top strip with one index.
+        It is chained, from the nearest, since a four-joker bomb has three lower cards, each a
+        step from the next. Each counts with "no card" among its runner-ups at
+        ``KIN_NONE_COST`` (a weak joker may be a ghost in a court card's picture): the referee
+        drops it where the play is illegal with it. Seen on game 47201 (tigullio, 2026-12-05):
+        E's joker bomb SB HR HR SB, fanned ~12-15 mm apart on an earlier play's aces, counted
+        HR HR (the two indices scoring over the floor), then a wrong finishing order. A weak
+        corner within a step of a counted joker is that joker's double box, not a card. So is
+        one no further (``JOKER_KIN_OUT_MM``) from the centre of a joker counted by two corners
+        (``cards``: centre, and the vector from it to one of its indices) than its own indices
+        lie: a box on that joker's face (plastic's jokers print an index in all four corners,
+        and extra boxes on their art and foot are common: seeds 9502, 9707), while a lower
+        joker's index shows beside the top card, further out than the top card's indices."""
+        out: list[SeenCard] = []
+        if not lone or not counted:
+            return out
+        lo, hi = KIN_STEP_MM
+        anchors = [np.asarray(q, np.float64) for q in counted]
+        others = [q for c, q in sure if not parse_card(c).is_joker]
+        left = list(lone)
+        while left:
+            # the weak corner nearest a joker counted (chained: those counted here included)
+            gaps = [min(float(np.hypot(*(p - q))) for q in anchors) for _, p, _ in left]
+            k = int(np.argmin(gaps))
+            label, p, alts = left.pop(k)
+            if gaps[k] > hi:
+                break
+            if gaps[k] < lo or any(np.hypot(*(p - q)) < lo for q in others):
+                continue  # a double box of a counted joker's index, or of another card's
+            if any(np.hypot(*(p - c)) < np.hypot(*v) + JOKER_KIN_OUT_MM for c, v in cards):
+                continue  # on a counted joker's own face
+            x, y = float(p[0]), float(p[1])
+            got = _none_at(alts, KIN_NONE_COST)
+            out.append(SeenCard(label, x, y, self.region_at(x, y), 1, got[:4]))
+            anchors.append(p)
         return out
 
     def _fan_maybes(

@@ -629,6 +629,49 @@ def test_a_lone_weak_joker_in_a_play_zone_is_told_as_a_glimpse() -> None:
     assert [c.added for c in ch] == [("HR", "SA")] and tr3.glimpses == []
 
 
+def test_a_fanned_joker_bombs_lower_jokers_count_from_their_one_weak_index() -> None:
+    """Game 47201 (tigullio): E's joker bomb SB HR HR SB lay fanned on an earlier play, and of
+    each lower joker only its top strip showed, one index the corner stage scored under its
+    floor (``weak``). A weak joker counts only paired, so the bomb counted as the jokers whose
+    indices scored over the floor (HR HR), and the deal's finishing order came out wrong. A weak
+    joker corner left single a fan's step (``KIN_STEP_MM``) from a counted joker's index, or from
+    one counted so before it, now counts, with "no card" among its runner-ups. One a card's
+    length from any joker, one nearer another card's index than a step (a double box), or one
+    with no joker counted near it counts nothing, nor does one on a counted joker's own face.
+    """
+    from dataclasses import replace
+
+    from vision.track import KIN_NONE_COST, KIN_STEP_MM
+
+    x, y = S_PLAY
+    cards = ["SB", "HR", "HR", "SB"]
+    step = 14.0
+    bomb = detections(fan(cards, x, y, step=step), hide=fan_hidden(0, 4))
+    bomb = [replace(d, score=0.4, weak=True) for d in bomb]
+    tr = Tracker(calibration())
+    (ch,) = feed(tr, [bomb] * 3)
+    assert Counter(ch.added) == Counter(cards)
+    none = ("none", KIN_NONE_COST)
+    assert sum(none in a for _, a in ch.doubts) == 3  # the three lower jokers
+    # without the top joker's pair nothing anchors the row: no card (a glimpse at most)
+    assert Tracker(calibration()).cards_in(bomb[:3]) == []
+    # a lone weak joker two steps from the counted one, with none between: no card
+    top = bomb[3:]
+    gap = detections([("HR", x + 1.5 * step + 2 * KIN_STEP_MM[1], y, 0.0)])[:1]
+    far = [replace(d, score=0.4, weak=True) for d in gap]
+    seen = Tracker(calibration()).cards_in([*top, *far])
+    assert Counter(c.card for c in seen) == Counter({"SB": 1})
+    # a weak box on the top joker's own face, a step in from its index: no card
+    tl = min(top, key=lambda d: d.box[0])
+    face = replace(_shifted(tl, 10.0, 10.0), score=0.4, weak=True)
+    assert Counter(c.card for c in Tracker(calibration()).cards_in([*top, face])) == {"SB": 1}
+    # a weak joker nearer another card's index than a fan's step: a misread double box
+    lower = bomb[0]  # the lowest SB's index
+    ace = replace(_shifted(lower, 0.0, -6.0), card="SA", score=0.6, weak=False)
+    seen = Tracker(calibration()).cards_in([*bomb[1:], lower, ace])
+    assert Counter(c.card for c in seen) == Counter({"SB": 1, "HR": 2, "SA": 1})
+
+
 def test_weak_doubles_of_a_jokers_corners_do_not_make_a_second_joker() -> None:
     """A joker's vertical index found twice, the second box 12 mm nearer the card's middle and
     weak: each sure corner could pair with the other's weak double (70 mm apart, inside the
