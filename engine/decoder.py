@@ -136,7 +136,7 @@ HINDSIGHT_WINDOW: Final = Window(10, "plays and passes after a suspect within wh
 GONE_MAX_LEFT: Final = Window(8, "cards by the count a seat gone out unseen may have held at most")
 GONE_WINDOW: Final = Window(40, "plays and passes back to its last play (court cards unread long)")
 SWAP_MARGIN: Final = Cost(0.5, "a third copy: an earlier reading is the misread when this cheaper")
-SWAP_MAX_COST: Final = Cost(5.0, "runner-ups dearer than this are not tried on an earlier play")
+SWAP_MAX_COST: Final = Cost(5.0, "... and at most this, unless the camera never saw the copy there")
 LATE_MAX: Final = Window(2, "cards of a seat's play tried as cards of its last play, seen late")
 MOVED_CARD_COST: Final = Cost(0.0, "a card moved to an earlier play: seen late, not misread")
 REORDER_S: Final = Cost(5.0, "seconds within which two seats' turns may have come either way")
@@ -152,7 +152,7 @@ _REREAD_TRIES: Final = Window(256, "readings tried at most per play (the enumera
 _HINDSIGHT_TRIES: Final = Window(8, "legal readings whose continuation is tried, cheapest first")
 _HINDSIGHT_SUSPECTS: Final = Window(3, "suspects kept at once (the latest)")
 _UNSEEN_SEATS: Final = Window(3, "seats taken as passing or playing unseen before a play")
-_SWAP_TRIES: Final = Window(3, "earlier plays' runner-ups tried for a third copy, cheapest first")
+_SWAP_TRIES: Final = Window(3, "earlier plays' readings tried for a third copy, cheapest first")
 #: the rows above by name
 COSTS: Final[Mapping[str, Cost | Window]] = {
     name: row for name, row in globals().items() if isinstance(row, Cost | Window)
@@ -601,11 +601,13 @@ class Decoder:
         seat: str,
         o: Observation,
         later: Mapping[Card, int] | None = None,
+        budget: float = HINDSIGHT_BUDGET,
     ) -> list[Reading]:
-        """The legal readings of camera play ``o`` by ``seat`` (state ``before`` it), cheapest
-        first, at most ``_HINDSIGHT_TRIES``: the camera's runner-ups, one card seen that was not
-        there, one card not seen (``_missed_cards``, with the copies accounted for in the deal
-        before the play and, ``later``, after it; ``_joker_bomb_doubts``)."""
+        """The legal readings of camera play ``o`` by ``seat`` (state ``before`` it) up to
+        ``budget``, cheapest first, at most ``_HINDSIGHT_TRIES``: the camera's runner-ups, one
+        card seen that was not there, one card not seen (``_missed_cards``, with the copies
+        accounted for in the deal before the play and, ``later``, after it;
+        ``_joker_bomb_doubts``)."""
         cards = list(o.cards)
         doubts: list[tuple[Card | None, Sequence[tuple[Card | None, float]]]] = []
         given = {i: alts for i, (_, alts) in enumerate(o.doubts)}
@@ -623,7 +625,7 @@ class Decoder:
         doubts.append((None, _missed_cards(cards, Counter(d.played) + Counter(later or {}), hints)))
         doubts += _joker_bomb_doubts(cards)
         found: list[Reading] = []
-        for cs, cost, changes in _readings(cards, doubts, HINDSIGHT_BUDGET):
+        for cs, cost, changes in _readings(cards, doubts, budget):
             if len(found) >= _HINDSIGHT_TRIES:
                 break
             key = Counter(cs)
@@ -1006,13 +1008,15 @@ class Decoder:
 
     def _third_copy(self, idx: int) -> Iterator[Alt]:
         """Camera play ``idx`` holds a third copy of a card X in the deal: which reading of X is
-        the misread? An earlier camera play of the deal that holds X (the latest first) is read
-        otherwise, weighed by clashes or third copies: from the camera's own cards, where a second
-        look added a copy of X the camera did not see (its legal readings, the camera's first;
-        seeds 9406, 9602); or with a runner-up Y for X (at most ``SWAP_MAX_COST``, the cheapest
-        ``_SWAP_TRIES``) costing ``SWAP_MARGIN`` less than reading X otherwise here (this play's
-        legal re-reading, else X's cheapest runner-up; seed 9802). A pair read as a third and
-        fourth copy changes both."""
+        the misread? Each earlier camera play of the deal holding X (the latest first) is read
+        again from what the camera read there, like any suspect: its legal readings
+        (``_legal_readings``, with the copies the deal accounts for after it; the camera's own
+        first) with every copy too many of X gone. Such a reading is kept where X was a second
+        look's guess, not seen by the camera (seeds 9406, 9602), or where it costs
+        ``SWAP_MARGIN`` less than reading X otherwise here (this play's legal re-reading, else
+        X's cheapest runner-up or no card, ``EXTRA_CARD_COST``; seed 9802) and at most
+        ``SWAP_MAX_COST``, of these the cheapest ``_SWAP_TRIES``; all are weighed by clashes or
+        third copies."""
         o, pos = self._obs[idx], self._play_pos(idx)
         seat = o.seat
         if seat is None or pos is None or self._effective[pos].data.get("unseen"):
@@ -1027,7 +1031,7 @@ class Decoder:
         found = reread(o.cards, o.doubts, lambda cs: before._legal(d, seat, cs), REREAD_BUDGET)
         ups = [(card, c) for card, a in o.doubts for y, c in a if y is not None]
         here = {
-            x: min((c for card, c in ups if card == x), default=REREAD_BUDGET_IMPOSSIBLE)
+            x: min([EXTRA_CARD_COST, *(c for card, c in ups if card == x)])
             if found is None
             else found[1]
             for x in dup
@@ -1037,62 +1041,48 @@ class Decoder:
         head = f"seen a third time this deal ({seat} played {_text(o.cards)} as read)"
         swaps: list[tuple[float, int, Alt]] = []
         for i, e, k in self._back(pos, deal):
-            ok = self._obs[k]
-            if e.type != "play" or e.data.get("legal") is False or ok.seat is None:
+            ok, camera = self._obs[k], e.data.get("camera")
+            have = Counter(parse_card(c) for c in e.data.get("cards", ()))
+            xs = [x for x in dup if have[x]]
+            if e.type != "play" or e.data.get("legal") is False or not (ok.doubts or camera):
+                continue  # a person's entry, or a play put in unseen, is not re-read
+            cam = replace(ok, cards=tuple(map(parse_card, camera)) if camera else ok.cards)
+            seen = Counter(cam.cards)
+            guess = any(have[x] > seen[x] for x in xs)  # a copy the camera did not see
+            most = min(SWAP_MAX_COST, max((here[x] for x in xs), default=0.0) - SWAP_MARGIN)
+            most = HINDSIGHT_BUDGET if guess else most  # the dearest reading worth trying
+            if not xs or ok.seat is None or most < 0:
                 continue
-            have = Counter(parse_card(c) for c in e.data["cards"])
-            camera = e.data.get("camera")
-            seen = Counter(parse_card(c) for c in camera or ())
-            added = [x for x in dup if camera and have[x] > seen[x]]
-            if added:  # a copy a second look put in: the likelier error
-                eb = self._core_before(k)
-                ed = eb._live_deal()
-                if ed is None or ed.turn != ok.seat:
-                    continue
-                cam = replace(ok, cards=tuple(sort_cards(list(seen.elements()))), doubts=())
-                readings = self._legal_readings(eb, ed, ok.seat, cam, self._played_after(k, deal))
-                if eb._legal(ed, ok.seat, list(cam.cards)):
-                    readings = [(list(cam.cards), 0.0, ["as the camera read it"]), *readings]
-                for cards, cost, changes in readings:
-                    got = Counter(cards)
-                    if any(got[x] > seen[x] for x in added) or got == have:
-                        continue
-                    why = (
-                        f"{added[0]} {head}, and {ok.seat}'s {_text(e.data['cards'])} held a copy "
-                        f"the camera did not see (it read {_text(camera or ())}): "
-                        + _how(cards, cost, changes)
-                    )
-                    fix = self._fix(ok, cards, why, camera)
-                    yield Alt(k, {k: [fix]}, cost, why, gain=0, counts=_strain)
-            if e.data.get("unseen") or not ok.doubts or ok.type != "played":
-                continue
-            for x in (x for x in dup if have[x]):
-                by: dict[Card, list[float]] = {}
-                for card, alts in ok.doubts:
-                    for y, c in alts:
-                        if card == x and y is not None and y != x and c <= SWAP_MAX_COST:
-                            by.setdefault(y, []).append(float(c))
-                for y, costs in by.items():
-                    m = excess[x]  # every copy too many, or this play stays a third copy
-                    cost = sum(sorted(costs)[:m])
-                    if min(have[x], len(costs)) < m or cost + SWAP_MARGIN > here[x]:
-                        continue
-                    cards = sort_cards([*(have - Counter({x: m})).elements(), *[y] * m])
-                    why = (
-                        f"{x} {head}: the cheapest other reading of its copies is "
-                        f"{_text([y] * m)} for {_text([x] * m)} in {ok.seat}'s "
-                        f"{_text(e.data['cards'])} (cost {cost:.2f}, against {here[x]:.2f} "
-                        f"here); re-read as {_text(cards)}"
-                    )
-                    fix = self._fix(ok, cards, why, doubts=ok.doubts)
-                    swaps.append((cost, i, Alt(k, {k: [fix]}, cost, why, gain=0, counts=_strain)))
-        for _, _, a in sorted(swaps, key=lambda v: (v[0], -v[1]))[:_SWAP_TRIES]:
-            eb = self._core_before(a.k)
+            eb = self._core_before(k)
             ed = eb._live_deal()
-            if ed is not None and eb._legal(
-                ed, str(a.fixes[a.k][0].seat), list(a.fixes[a.k][0].cards)
-            ):
-                yield a
+            if ed is None or ed.turn != ok.seat:
+                continue
+            later = self._played_after(k, deal)
+            readings = self._legal_readings(eb, ed, ok.seat, cam, later, most)
+            if seen != have and eb._legal(ed, ok.seat, list(cam.cards)):
+                readings = [(list(cam.cards), 0.0, ["as the camera read it"]), *readings]
+            for cards, cost, changes in readings:
+                got = Counter(cards)
+                fewer = [x for x in xs if got[x] <= have[x] - excess[x]]
+                if not fewer or any(got[x] > have[x] for x in xs):
+                    continue
+                guessed = camera and all(have[x] > seen[x] for x in fewer)
+                dearest = min(SWAP_MAX_COST, *(here[x] - SWAP_MARGIN for x in fewer))
+                if not guessed and cost > dearest:
+                    continue
+                why = (
+                    f"{fewer[0]} {head}: {ok.seat}'s {_text(e.data['cards'])} (the camera read "
+                    f"{_text(cam.cards)}) {_how(cards, cost, changes)}, against "
+                    f"{min(here[x] for x in fewer):.2f} here"
+                )
+                fix = self._fix(ok, cards, why, camera, doubts=ok.doubts)
+                a = Alt(k, {k: [fix]}, cost, why, gain=0, counts=_strain)
+                if guessed:
+                    yield a
+                else:
+                    swaps.append((cost, i, a))
+        for _, _, a in sorted(swaps, key=lambda v: (v[0], -v[1]))[:_SWAP_TRIES]:
+            yield a
 
     def _late_cards(self, obs: Observation) -> list[Event]:
         """Cards of a seat's play the camera reported after it was judged: found in its zone
