@@ -152,7 +152,6 @@ _REREAD_TRIES: Final = Window(256, "readings tried at most per play (the enumera
 _HINDSIGHT_TRIES: Final = Window(8, "legal readings whose continuation is tried, cheapest first")
 _HINDSIGHT_SUSPECTS: Final = Window(3, "suspects kept at once (the latest)")
 _UNSEEN_SEATS: Final = Window(3, "seats taken as passing or playing unseen before a play")
-_SWAP_TRIES: Final = Window(3, "earlier plays' readings tried for a third copy, cheapest first")
 #: the rows above by name
 COSTS: Final[Mapping[str, Cost | Window]] = {
     name: row for name, row in globals().items() if isinstance(row, Cost | Window)
@@ -1015,8 +1014,7 @@ class Decoder:
         look's guess, not seen by the camera (seeds 9406, 9602), or where it costs
         ``SWAP_MARGIN`` less than reading X otherwise here (this play's legal re-reading, else
         X's cheapest runner-up or no card, ``EXTRA_CARD_COST``; seed 9802) and at most
-        ``SWAP_MAX_COST``, of these the cheapest ``_SWAP_TRIES``; all are weighed by clashes or
-        third copies."""
+        ``SWAP_MAX_COST``; all are weighed by clashes or third copies."""
         o, pos = self._obs[idx], self._play_pos(idx)
         seat = o.seat
         if seat is None or pos is None or self._effective[pos].data.get("unseen"):
@@ -1039,8 +1037,7 @@ class Decoder:
         excess = {x: max(1, d.played.get(x, 0) + o.cards.count(x) - 2) for x in dup}
         deal = self._effective[pos].deal
         head = f"seen a third time this deal ({seat} played {_text(o.cards)} as read)"
-        swaps: list[tuple[float, int, Alt]] = []
-        for i, e, k in self._back(pos, deal):
+        for _, e, k in self._back(pos, deal):
             ok, camera = self._obs[k], e.data.get("camera")
             have = Counter(parse_card(c) for c in e.data.get("cards", ()))
             xs = [x for x in dup if have[x]]
@@ -1076,13 +1073,7 @@ class Decoder:
                     f"{min(here[x] for x in fewer):.2f} here"
                 )
                 fix = self._fix(ok, cards, why, camera, doubts=ok.doubts)
-                a = Alt(k, {k: [fix]}, cost, why, gain=0, counts=_strain)
-                if guessed:
-                    yield a
-                else:
-                    swaps.append((cost, i, a))
-        for _, _, a in sorted(swaps, key=lambda v: (v[0], -v[1]))[:_SWAP_TRIES]:
-            yield a
+                yield Alt(k, {k: [fix]}, cost, why, gain=0, counts=_strain)
 
     def _late_cards(self, obs: Observation) -> list[Event]:
         """Cards of a seat's play the camera reported after it was judged: found in its zone
