@@ -534,13 +534,13 @@ class Decoder:
             None,
         )
 
-    def _back(self, pos: int, deal: int, after: int = -1) -> Iterator[tuple[int, Event, int]]:
+    def _back(self, pos: int, deal: int) -> Iterator[tuple[Event, int]]:
         """The effective log's events before position ``pos``, the latest first, as long as they
-        are of ``deal`` and of observations after ``after``: (position, event, observation)."""
+        are of ``deal``: (event, observation)."""
         for i in range(pos - 1, -1, -1):
-            if self._effective[i].deal != deal or self._origin[i] <= after:
+            if self._effective[i].deal != deal:
                 return
-            yield i, self._effective[i], self._origin[i]
+            yield self._effective[i], self._origin[i]
 
     def _last_play(self, seat: str, deal: int, before: int) -> int | None:
         """Position in the effective log of ``seat``'s last play in ``deal`` before observation
@@ -1037,7 +1037,7 @@ class Decoder:
         excess = {x: max(1, d.played.get(x, 0) + o.cards.count(x) - 2) for x in dup}
         deal = self._effective[pos].deal
         head = f"seen a third time this deal ({seat} played {_text(o.cards)} as read)"
-        for _, e, k in self._back(pos, deal):
+        for e, k in self._back(pos, deal):
             ok, camera = self._obs[k], e.data.get("camera")
             have = Counter(parse_card(c) for c in e.data.get("cards", ()))
             xs = [x for x in dup if have[x]]
@@ -1112,7 +1112,7 @@ class Decoder:
                 self._to_earlier(k, obs, [(obs.cards, moved)], None, old, int(bool(old)), _strain)
             )
             why = "the table's continuation would fit it no better"
-            for _, eq, kq in self._back(pos, e.deal) if alts and old else ():
+            for eq, kq in self._back(pos, e.deal) if alts and old else ():
                 cam, swaps = eq.data.get("camera"), list(zip(old, obs.cards, strict=True))
                 if eq.type != "play" or not cam:
                     continue  # the latest play that bet on a copy the camera read anew
