@@ -207,6 +207,11 @@ KIN_NONE_COST = 1.0
 #: this much (mm) further from the centre of each joker counted by two corners than that joker's
 #: own indices do
 JOKER_KIN_OUT_MM = 3.0
+#: ... and the classifier names no other card within this many nats of the joker: a weak SB at
+#: 0.16, SK its runner-up at 0.0, 20 mm from a single HR's index on an earlier trick's cards
+#: (game 47603, guyenne-classic) is no lower joker; 47201's lower jokers' runner-ups lay 0.9-2.0
+#: nats dearer
+JOKER_KIN_SURE = 0.5
 #: A corner under the floor in a fan's row, not counted, may be a card (``Tracker._fan_maybes``):
 #: adding it costs this (nats) plus ln(floor / its score)
 FAN_MAYBE_COST = 1.0
@@ -1009,7 +1014,8 @@ class Tracker:
         (``cards``: centre, and the vector from it to one of its indices) than its own indices
         lie: a box on that joker's face (plastic's jokers print an index in all four corners,
         and extra boxes on their art and foot are common: seeds 9502, 9707), while a lower
-        joker's index shows beside the top card, further out than the top card's indices."""
+        joker's index shows beside the top card, further out than the top card's indices. One
+        the classifier reads about as likely as another card (``JOKER_KIN_SURE``) counts none."""
         out: list[SeenCard] = []
         if not lone or not counted:
             return out
@@ -1028,6 +1034,8 @@ class Tracker:
                 continue  # a double box of a counted joker's index, or of another card's
             if any(np.hypot(*(p - c)) < np.hypot(*v) + JOKER_KIN_OUT_MM for c, v in cards):
                 continue  # on a counted joker's own face
+            if any(a != "none" and cost < JOKER_KIN_SURE for a, cost in alts):
+                continue  # as likely another card
             x, y = float(p[0]), float(p[1])
             got = _none_at(alts, KIN_NONE_COST)
             out.append(SeenCard(label, x, y, self.region_at(x, y), 1, got[:4]))

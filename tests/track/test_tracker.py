@@ -661,6 +661,11 @@ def test_a_fanned_joker_bombs_lower_jokers_count_from_their_one_weak_index() -> 
     far = [replace(d, score=0.4, weak=True) for d in gap]
     seen = Tracker(calibration()).cards_in([*top, *far])
     assert Counter(c.card for c in seen) == Counter({"SB": 1})
+    # one the classifier reads about as likely another card (game 47603: a weak SB, SK its
+    # runner-up at 0.0, 20 mm from a single HR's index): no card
+    doubtful = [replace(bomb[2], alts=(("SK", 0.0), ("none", 0.6)))]
+    seen = Tracker(calibration()).cards_in([*top, *doubtful])
+    assert Counter(c.card for c in seen) == Counter({"SB": 1})
     # a weak box on the top joker's own face, a step in from its index: no card
     tl = min(top, key=lambda d: d.box[0])
     face = replace(_shifted(tl, 10.0, 10.0), score=0.4, weak=True)
