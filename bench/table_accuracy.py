@@ -322,6 +322,15 @@ def game(
     pobs = [_key(o) for o in seen_obs if o.type == "played"]
     sm_obs = difflib.SequenceMatcher(a=tobs, b=pobs, autojunk=False)
     obs_matched = sum(b.size for b in sm_obs.get_matching_blocks())
+    # where they differ (--misses): seat and cards, the truth's against the pipeline's
+    obs_misses = [
+        {
+            "truth": [f"{s} {' '.join(c)}" for _, s, c in tobs[i1:i2]],
+            "pipeline": [f"{s} {' '.join(c)}" for _, s, c in pobs[j1:j2]],
+        }
+        for tag, i1, i2, j1, j2 in sm_obs.get_opcodes()
+        if tag != "equal"
+    ]
     tords = {e.deal: e.data["order"] for e in ref.events if e.type == "deal_ended"}
     pords = {e.deal: e.data["order"] for e in effective if e.type == "deal_ended"}
     wrong = sum(1 for d, o in tords.items() if pords.get(d) != o)
@@ -374,6 +383,7 @@ def game(
         "det_cache": None if cached is None else {"hits": cached.hits, "misses": cached.misses},
         "warnings": rep.warnings,
         "misses": misses,
+        "obs_misses": obs_misses,
     }
 
 
@@ -411,6 +421,11 @@ def main() -> int:
         help="only the games whose deck is in this comma-separated list (seeds keep their deck)",
     )
     ap.add_argument(
+        "--deck",
+        help="render every game with this one design instead (any the renderer knows, e.g. "
+        "proc-serif-wordjokers; not with --decks)",
+    )
+    ap.add_argument(
         "--keep",
         help="keep the rendered games here; a rerun with the same arguments reuses them",
     )
@@ -436,7 +451,8 @@ def main() -> int:
     ap.add_argument(
         "--misses",
         action="store_true",
-        help="after each game, one line per stretch where its plays differ from the truth's",
+        help="after each game, one line per stretch where its plays differ from the truth's "
+        "(figure miss) and one where its played observations do (obs_miss)",
     )
     ap.add_argument(
         "--size",
@@ -461,6 +477,13 @@ def main() -> int:
     only = set(args.decks.split(",")) if args.decks else None
     if only and not only <= set(EVAL_DECKS):
         raise SystemExit(f"--decks: choose from {', '.join(EVAL_DECKS)}")
+    if args.deck:
+        from vision.synth.decks import known_decks
+
+        if only:
+            raise SystemExit("--deck and --decks: give one of them")
+        if args.deck not in known_decks():
+            raise SystemExit(f"--deck {args.deck}: no such design; choose from {known_decks()}")
     if args.detector == "model":
         from vision.detector import DEFAULT_MODEL
 
@@ -482,7 +505,7 @@ def main() -> int:
                 raise SystemExit("--fouls-limit works on the standard profile only")
             args.profile = str(lenient)
         for i in range(args.games):
-            deck = EVAL_DECKS[i % len(EVAL_DECKS)]
+            deck = args.deck or EVAL_DECKS[i % len(EVAL_DECKS)]
             if only and deck not in only:
                 continue
             row = game(
@@ -503,10 +526,13 @@ def main() -> int:
             row["latency_max_s"] = round(max(lat), 3) if lat else None
             rows.append((row, lat))
             misses = row.pop("misses")
+            obs_misses = row.pop("obs_misses")
             emit(figure="game", detector=args.detector, **row)
             if args.misses:
                 for m in misses:  # type: ignore[union-attr]
                     emit(figure="miss", seed=row["seed"], deck=row["deck"], **m)
+                for m in obs_misses:  # type: ignore[union-attr]
+                    emit(figure="obs_miss", seed=row["seed"], deck=row["deck"], **m)
 
     def total(key: str) -> int:
         return sum(int(str(r[key])) for r, _ in rows)

@@ -42,7 +42,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,6 +94,11 @@ PAIR_FACE_GAIN = 12.0
 PAIR_FACE_LIKE = (0.6, 0.75)
 PAIR_FACE_TOL_MM = 12.0
 _SUITS_OF = {"black": "CS", "red": "HD"}
+#: A face found whole within this far (mm) of the middle of a card seen by both its corner
+#: indices, turned as that card within ``SAME_CARD_DEG``, is that card, not a card on it
+#: (``TablePipeline._faces``)
+SAME_CARD_MM = 8.0
+SAME_CARD_DEG = 15.0
 #: the log-ratio a reading without the other suit among its runner-ups stands for
 _NO_RUNNER_UP = 5.0
 #: the dearest the other suit is kept as a runner-up (nats)
@@ -398,6 +403,15 @@ def _lamp_state(hsv: np.ndarray) -> str | None:
         if lo <= h <= hi:
             return state
     return None
+
+
+def _same_card(m: Any, at: Sequence[float], deg: float) -> bool:
+    """Whether face match ``m`` lies as the card seen by both corners at ``at`` (table mm),
+    turned ``deg``: its middle within ``SAME_CARD_MM``, its angle within ``SAME_CARD_DEG`` (either
+    way up). A card laid across another at its middle shows the lower card's indices and counts
+    as two; one laid square on it hides them."""
+    turn = abs((float(m.angle) - deg + 90.0) % 180.0 - 90.0)
+    return math.dist(m.centre_mm, at) <= SAME_CARD_MM and turn <= SAME_CARD_DEG
 
 
 class TablePipeline:
@@ -943,6 +957,11 @@ class TablePipeline:
         for m in found:
             if any(m.shows_index(q) for q in corners):
                 continue  # the card under shows a corner index: it is no court face
+            if m.strip is None and any(_same_card(m, at, deg) for at, deg in tops):
+                # a card seen by both its corners, its face read as a picture: the word jokers'
+                # HR (a corner word over a jester) found on a black king's face at 0.47, the
+                # king counted twice (game 47702, proc-serif-wordjokers, 2026-12-05)
+                continue
             # a fan's lower card where it shows: its middle lies under the card on top, where
             # the tracker takes a one-point card for one read in that card's picture
             at = m.centre_mm if m.strip is None else m.strip[:2]

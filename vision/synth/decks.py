@@ -44,7 +44,11 @@ EXCLUDED = {
 #: 2026-11-30): guyenne-classic's J, Q and K show only a large suit sign or the figure's art
 #: where the other cards have rank + suit. Scenes label no box there (an "ignore" region
 #: instead): there is no index to find, and no corner reader can tell J from Q from K.
-NO_INDEX: dict[str, str] = {"guyenne-classic": "JQK", "proc-serif-picjokers": "BR"}
+NO_INDEX: dict[str, str] = {
+    "guyenne-classic": "JQK",
+    "proc-serif-picjokers": "BR",
+    "proc-serif-wordjokers": "BR",
+}
 #: (a joker's "rank" is the letter after its suit: SB -> "B", HR -> "R")
 #: (paris and guyenne-classic share jokers, so both are held out together.)
 #: Deck designs never used for training, only for synthetic validation.
@@ -408,8 +412,14 @@ def pip_grid(
 #: same face) but with other jokers: ``"picture"`` jokers are one large jester picture and no
 #: corner index at all, the small joker in black ink, the big one in colour, the same drawing
 #: (many printed decks do this; their jokers are read by their whole face, vision/faces.py).
+#: ``"word"`` jokers print the word JOKER down each corner, one letter under the other, in the
+#: joker's ink (black for the small one, red for the big one), over a smaller jester picture:
+#: the Western poker deck's joker, whose corner shows no rank and suit (its J is no jack).
 #: Not in ``build_all``: no training set sees them.
-PROC_VARIANTS: dict[str, tuple[str, str]] = {"proc-serif-picjokers": ("proc-serif", "picture")}
+PROC_VARIANTS: dict[str, tuple[str, str]] = {
+    "proc-serif-picjokers": ("proc-serif", "picture"),
+    "proc-serif-wordjokers": ("proc-serif", "word"),
+}
 
 
 def _jester(
@@ -481,15 +491,34 @@ def render_procedural(name: str, out_root: Path, seed: int) -> Deck:
         d.rounded_rectangle([0, 0, w - 1, h - 1], radius=int(w * 0.06), fill=paper, outline=black)
         return im, d
 
+    grey, yellow, blue = (128, 128, 128, 255), (235, 190, 20, 255), (30, 70, 200, 255)
+    # the jester's colours (hat, face, collar, stars): the small joker in black and greys
+    jester = {"SB": (black, paper, grey, black), "HR": (red, yellow, blue, red)}
     for card in CARD_NAMES:
         im, d = blank()
         if card in ("SB", "HR") and jokers == "picture":
-            if card == "SB":  # one ink, greys: the small joker in black and white
-                grey = (128, 128, 128, 255)
-                _jester(d, w, h, black, (black, paper, grey, black))
-            else:
-                yellow, blue = (235, 190, 20, 255), (30, 70, 200, 255)
-                _jester(d, w, h, black, (red, yellow, blue, red))
+            _jester(d, w, h, black, jester[card])
+        elif card in ("SB", "HR") and jokers == "word":
+            pic = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+            _jester(ImageDraw.Draw(pic), w, h, black, jester[card])
+            im.alpha_composite(
+                pic.resize((int(w * 0.6), int(h * 0.6))), (int(w * 0.2), int(h * 0.2))
+            )
+            letters = ImageFont.truetype(fpath, int(w * 0.1))
+            strip = Image.new("RGBA", (int(w * 0.16), int(h * 0.4)), (0, 0, 0, 0))
+            sd = ImageDraw.Draw(strip)
+            for k, glyph in enumerate("JOKER"):
+                sd.text(
+                    (strip.width / 2, (k + 0.5) * letters.size),
+                    glyph,
+                    font=letters,
+                    fill=black if card == "SB" else red,
+                    anchor="mm",
+                )
+            im.alpha_composite(strip, (x0, int(h * 0.03)))
+            im.alpha_composite(
+                strip.rotate(180), (w - x0 - strip.width, h - int(h * 0.03) - strip.height)
+            )
         elif card in ("SB", "HR"):
             col = black if card == "SB" else red
             # Chinese-style: 小王 / 大王 written vertically in the corner, "JOKER" in the middle
@@ -514,9 +543,9 @@ def render_procedural(name: str, out_root: Path, seed: int) -> Deck:
                 for px, py in pip_grid(n, w, h, (0.33, 0.34), (0.2, 0.6)):
                     d.text((px, py), _SUIT_GLYPH[suit], font=pip_font, fill=col, anchor="mm")
         arr = np.array(im)
-        if card in ("SB", "HR") and jokers == "picture":
+        if card in ("SB", "HR") and jokers in ("picture", "word"):
             cv2.imwrite(str(tmp / f"{card}.png"), cv2.cvtColor(arr, cv2.COLOR_RGBA2BGRA))
-            continue  # no corner index to copy
+            continue  # no corner index to copy (the word is drawn in both corners)
         # bottom-right index: the card is point-symmetric, so copy the rotated top-left corner
         cw_, ch_ = int(w * 0.3), int(h * 0.32)
         corner = arr[:ch_, :cw_].copy()
