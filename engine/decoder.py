@@ -73,7 +73,13 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 from engine.cards import BIG_JOKER, DISTINCT, SMALL_JOKER, Card, parse_card, sort_cards
 from engine.deal import TEAMS, DealState, TableState, third_copies
 from engine.events import Event
-from engine.observations import Observation, amended, dump_observation, reread_of
+from engine.observations import (
+    CAMERA_SOURCE,
+    Observation,
+    amended,
+    dump_observation,
+    reread_of,
+)
 from engine.profiles import Profile
 
 __all__ = [
@@ -448,7 +454,10 @@ class Decoder:
                 if (
                     top is not None
                     and eff[top].deal == e.deal
-                    and len(eff[top].data["cards"]) < len(e.data["cards"])
+                    and (
+                        len(eff[top].data["cards"]) < len(e.data["cards"])
+                        or any(c is None for c, _ in self._obs[self._origin[top]].doubts)
+                    )
                     and self._last_camera_play(eff[top].data["seat"], e.deal, k) == top
                 ):
                     out.append((self._origin[top], "top"))
@@ -663,6 +672,32 @@ class Decoder:
         for cards, cost, changes in self._legal_readings(before, d, o.seat, o):
             text = f"camera read {_text(o.cards)}: {what}; {_how(cards, cost, changes)}"
             yield Alt(k, {k: [self._fix(o, cards, text, [str(c) for c in o.cards])]}, cost, text)
+        if why == "top":  # or with a card the camera says it may have missed: an illegal play
+            yield from self._illegal_top(k, before, d)
+
+    def _illegal_top(self, k: int, before: RulesCore, d: DealState) -> Iterator[Alt]:
+        """Trick top ``k`` read with a card the camera says it may have missed (a doubt with no
+        card) that makes it an illegal play, which then does not count: the next plays were
+        judged against a top that was never one (game 47602, plastic: N's D8 SQ, not a combo,
+        read D8 with SQ a card that may lie there at 1.40 nats; S's S8 then did not beat it,
+        and the referee judged the next ten plays out of turn). A foul seen by the camera, as
+        any: it counts when the floor referee marks it."""
+        o = self._obs[k]
+        seat = o.seat
+        assert seat is not None
+        for _, alts in (x for x in o.doubts if x[0] is None):
+            for card, cost in alts:
+                cards = [*o.cards, card] if card is not None else []
+                if not cards or cost > HINDSIGHT_BUDGET or before._legal(d, seat, cards):
+                    continue
+                text = (
+                    f"camera read {_text(o.cards)} with {card} a card it may have missed: "
+                    f"{_text(cards)}, not a legal play, so the next plays did not have to beat it "
+                    f"({float(cost):.2f} nats)"
+                )
+                # still the camera's reading (``source``): its foul waits for the floor referee
+                fix = self._fix(o, cards, text, [str(c) for c in o.cards], source=CAMERA_SOURCE)
+                yield Alt(k, {k: [fix]}, float(cost), text)
 
     def _unseen(self, idx: int) -> Iterator[Alt]:
         """Where a play the camera did not count may lie: after the top of a trick the table

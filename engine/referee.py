@@ -604,6 +604,7 @@ class _Core:
                     "legal": False,
                     "reason": why,
                     "left": left,
+                    **reread_data,  # a second look's reading may be an illegal play too
                 },
             )
             self.foul(obs.t, seat, "illegal_play", why, cards=text)

@@ -1047,6 +1047,49 @@ def test_a_trick_top_read_a_card_short_is_read_again_when_the_next_plays_did_not
     assert fold(t.ref.events, t.profile) == t.ref.state
 
 
+def test_a_trick_top_with_a_card_the_camera_may_have_missed_is_an_illegal_play() -> None:
+    """Game 47602 (plastic): N's D8 SQ, not a combo, was read D8, SQ a card that may lie there
+    (1.40 nats). As read it was a legal top; S's S8 did not beat it, and the referee judged the
+    next ten plays out of turn. The table played on as if N's play did not count: the top is
+    read again with the card the camera may have missed, an illegal play (N's foul, the
+    camera's: it counts when the floor referee marks it), and the plays after it stand."""
+    t = Table()
+    start(t, leader="W")
+    cam(t, "W", "H4")
+    cam(t, "S", "H5")
+    cam(t, "E", "D7")
+    missed = [{"card": None, "or": [["SQ", 1.4], ["CQ", 2.34]]}]
+    t.do("played", seat="N", cards=["D8"], doubts=missed)
+    t.pass_("W")
+    cam(t, "S", "S8")
+    cam(t, "E", "C9")
+    t.pass_("W")
+    cam(t, "S", "HT")
+    cam(t, "E", "CJ")
+    plays = in_effect(t, "play")
+    assert [(p["seat"], p["cards"], p["legal"]) for p in plays[3:]] == [
+        ("N", ["D8", "SQ"], False),
+        ("S", ["S8"], True),
+        ("E", ["C9"], True),
+        ("S", ["HT"], True),
+        ("E", ["CJ"], True),
+    ], plays
+    assert plays[3]["camera"] == ["D8"] and "SQ a card it may have missed" in plays[3]["reread"]
+    fouls = [e for e in effective_events(t.ref.events) if e.type == "foul"]
+    assert [(f["seat"], f["kind"], f.get("review")) for f in fouls] == [("N", "illegal_play", True)]
+    assert fold(t.ref.events, t.profile) == t.ref.state
+    # the same top the table did treat as one (S beat it with a nine): no second look
+    t2 = Table()
+    start(t2, leader="W")
+    for seat, cards in (("W", "H4"), ("S", "H5"), ("E", "D7")):
+        t2.play(seat, cards)
+    t2.do("played", seat="N", cards=["D8"], doubts=missed)
+    t2.pass_("W")
+    cam(t2, "S", "S9")
+    assert not t2.of("correction")
+    assert [p["cards"] for p in in_effect(t2, "play")][3:] == [["D8"], ["S9"]]
+
+
 def e_single_on_a_pair() -> Table:
     """S leads S9 H9; E's play is seen as SK alone (illegal: a single on a pair); N plays HA HA,
     W and S pass: E, barred for its illegal play as the referee stands, is next at the table."""
