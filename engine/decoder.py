@@ -27,7 +27,8 @@ card; the play they were seen with, if any, read without them). One generator pe
 camera error proposes them:
 
 * re-read: ``_reread_at`` (a suspect by its legal readings: runner-ups, a card too many, a card
-  missed; or one re-read as it came, as the camera read it), ``_third_copy`` (a card seen a third
+  missed; or one re-read as it came, as the camera read it; a trick's top with a card the camera
+  may have missed, as an illegal play: ``_illegal_top``), ``_third_copy`` (a card seen a third
   time: an earlier reading of it is the misread), ``_gone`` (a seat's last plays taken as
   emptying its hand, the rest gone down unseen; ``_undo_gone`` when it plays on);
 * insert: ``_put_in`` (passes, or plays glimpsed or the only answer short of a bomb), where
