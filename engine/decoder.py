@@ -31,8 +31,8 @@ camera error proposes them:
   may have missed, as an illegal play: ``_illegal_top``), ``_third_copy`` (a card seen a third
   time: an earlier reading of it is the misread), ``_gone`` (a seat's last plays taken as
   emptying its hand, the rest gone down unseen; ``_undo_gone`` when it plays on);
-* insert: ``_put_in`` (passes, or plays glimpsed or the only answer short of a bomb), where
-  ``_window`` or ``_unseen`` say such turns may lie;
+* insert: ``_put_in`` (passes, or plays glimpsed, a joker maybe as the other one, or the only
+  answer short of a bomb), where ``_window`` or ``_unseen`` say such turns may lie;
 * move: ``_reorder`` (a beam over orders of the last ``REORDER_SPAN`` observations),
   ``_late_in_trick`` (a play out of turn is one put in, reported late);
 * cards moved: ``_late_cards`` (the camera's own: cards found late, ``amends``, or read anew,
@@ -155,6 +155,7 @@ UNSEEN_COST: Final = Cost(2.0, "a pass or play the camera missed: likelier than 
 GONE_CARD_COST: Final = Cost(3.0, "each card a seat taken as gone out held by the count: missed")
 TIE_COST: Final = Cost(0.5, "a tie, which the earliest change wins: later clashes may be echoes")
 REORDER_COST: Final = Cost(0.5, "each turn taken back past another seat's: a late report is common")
+GLIMPSE_JOKER_COST: Final = Cost(1.0, "a joker glimpsed by one weak corner was the other joker")
 _REREAD_TRIES: Final = Window(256, "readings tried at most per play (the enumerator's bound)")
 _HINDSIGHT_TRIES: Final = Window(8, "legal readings whose continuation is tried, cheapest first")
 _HINDSIGHT_SUSPECTS: Final = Window(3, "suspects kept at once (the latest)")
@@ -173,6 +174,8 @@ _ONLY_ANSWER: Final[Mapping[tuple[Card, ...], tuple[Card, ...]]] = {
     (SMALL_JOKER,): (BIG_JOKER,),
     (SMALL_JOKER, SMALL_JOKER): (BIG_JOKER, BIG_JOKER),
 }
+#: a joker read as the other (``_glimpsed``)
+_OTHER_JOKER: Final[Mapping[Card, Card]] = {SMALL_JOKER: BIG_JOKER, BIG_JOKER: SMALL_JOKER}
 
 Doubts = Sequence[tuple[Card | None, Sequence[tuple[Card | None, float]]]]
 Reading = tuple[list[Card], float, list[str]]
@@ -720,7 +723,7 @@ class Decoder:
         d = self._core._live_deal()
         t0 = self._trick_top_t(self._core, len(self._obs))
         g = None if d is None or t0 is None else self._glimpsed(self._core, d, t0, o.t)
-        k = None if g is None else next((j for j, x in enumerate(self._obs) if x.t > g.t), None)
+        k = None if g is None else next((j for j, x in enumerate(self._obs) if x.t > g[0].t), None)
         if k is not None:
             yield from self._put_in(k, None, o.t)
 
@@ -741,17 +744,24 @@ class Decoder:
         t0 = self._trick_top_t(trial, k)
         put: list[Observation] = []
         why: list[str] = []
+        cost = 0.0
         for _ in range(_UNSEEN_SEATS if stop else 1):
             d = trial._live_deal()
             seat = None if d is None else d.turn
             if d is None or d.top is None or seat is None or seat == stop:
                 break
-            g = None if t0 is None else self._glimpsed(trial, d, t0, until)
+            got = None if t0 is None else self._glimpsed(trial, d, t0, until)
+            g, g_cost = (None, 0.0) if got is None else got
             cards, at = (None, o.t) if g is None else (g.cards, min(g.t, o.t))
             how = "" if g is None else f"which the camera glimpsed there at t={g.t:g}"
+            other = "" if g is None or not g_cost else f" as {_text(g.extra['glimpsed'])}"
             if stop is None and tuple(d.top.cards) in _ONLY_ANSWER:
-                cards, at = _ONLY_ANSWER[tuple(d.top.cards)], o.t
-                how = "the only answer short of a bomb, and the camera did not see it"
+                cards, at, g_cost = _ONLY_ANSWER[tuple(d.top.cards)], o.t, 0.0
+                seen = f"{how}{other}" if other else "and the camera did not see it"
+                how = f"the only answer short of a bomb, {seen}"
+            elif other:
+                how += f"{other} ({float(g_cost):.2f} nats)"
+            cost += g_cost if cards else 0.0
             if cards is None and stop is None or cards and d.counts[seat] < len(cards):
                 return
             why.append(f"{seat} played {_text(cards)}, {how}" if cards else f"{seat} passed")
@@ -766,7 +776,7 @@ class Decoder:
         if put and (stop is None or (d is not None and d.turn == stop)):
             text = "the table played on as if turns had been taken that the camera missed: "
             text += "; ".join(why)
-            yield Alt(k, {k: [*put, o]}, UNSEEN_COST * len(put), text, counts=counts)
+            yield Alt(k, {k: [*put, o]}, UNSEEN_COST * len(put) + cost, text, counts=counts)
 
     def _trick_top_t(self, core: RulesCore, k: int) -> float | None:
         """When the trick's last play in ``core``'s deal (before ``k``) was observed."""
@@ -778,17 +788,26 @@ class Decoder:
 
     def _glimpsed(
         self, core: RulesCore, d: DealState, t0: float, until: float
-    ) -> Observation | None:
+    ) -> tuple[Observation, float] | None:
         """The latest ``glimpse`` of the seat on turn in ``d`` in (``t0``, ``until``] whose
-        cards would beat the trick; one joker glimpsed on a pair is that pair (seed 9506)."""
+        cards would beat the trick, and its cost: as glimpsed (0); one joker glimpsed on a pair
+        is that pair (seed 9506); failing those, a joker glimpsed is the other joker
+        (``GLIMPSE_JOKER_COST``; the camera's reading in ``extra['glimpsed']``). Game 47804
+        (paris): on N's SB, E's HR was glimpsed by one weak corner as SB, which beats nothing
+        there, and the three passes after it were judged out of turn."""
         seat = d.turn
-        for g in reversed(self._glimpses):
-            if seat is None or g.seat != seat or not t0 < g.t <= until:
-                continue
-            pair = len(g.cards) == 1 and g.cards[0] in (SMALL_JOKER, BIG_JOKER)
-            for cards in [list(g.cards)] + [[g.cards[0]] * 2] * pair:
-                if core._legal(d, seat, cards):
-                    return replace(g, cards=tuple(cards))
+        seen = [g for g in reversed(self._glimpses) if g.seat == seat and t0 < g.t <= until]
+        for other in (False, True):
+            for g in seen:
+                read = [_OTHER_JOKER.get(c, c) for c in g.cards] if other else list(g.cards)
+                if other and read == list(g.cards):
+                    continue
+                pair = len(read) == 1 and read[0] in _OTHER_JOKER
+                for cards in [read] + [[read[0]] * 2] * pair:
+                    if seat is not None and core._legal(d, seat, cards):
+                        extra = {**g.extra, "glimpsed": [str(c) for c in g.cards]}
+                        got = replace(g, cards=tuple(cards), extra=extra if other else g.extra)
+                        return got, GLIMPSE_JOKER_COST if other else 0.0
         return None
 
     def _reorder(self, idx: int) -> Iterator[Alt]:

@@ -855,6 +855,67 @@ def test_one_joker_glimpsed_on_a_pair_is_the_pair_of_jokers() -> None:
     assert not any("glimpsed" in str(e.data.get("reason")) for e in t.of("correction"))
 
 
+def glimpsed_then_passed(lead: str, glimpse: str | None, seat: str = "E") -> Table:
+    """S leads ``lead``; ``seat`` is glimpsed with ``glimpse`` 0.5 s later (no play; none with
+    None); N, W and S pass (out of turn for the referee, E being on turn)."""
+    t = Table()
+    start(t)
+    cam(t, "S", lead)
+    if glimpse is not None:
+        t.do("glimpse", step=0.5, seat=seat, cards=[glimpse])
+    for s in "NWS":
+        t.pass_(s)
+    return t
+
+
+def test_a_joker_glimpsed_as_the_other_joker_is_taken_when_the_table_played_on() -> None:
+    """Game 47804 (paris): S leads the small joker; E answers with the big one, glimpsed by one
+    weak corner as the small joker (no play). N, W and S pass, out of turn for the referee, E
+    being on turn. SB beats no SB, but a glimpsed joker may be the other one
+    (``GLIMPSE_JOKER_COST``): E played HR there, the only answer short of a bomb, and the
+    passes are in turn. With no glimpse, a glimpse of another seat, or on a big joker (which
+    neither joker beats), nothing is put in: the passes stay out of turn."""
+    t = glimpsed_then_passed("SB", "SB")
+    (corr,) = t.of("correction")
+    seen = in_effect(t, "play")[0].t + 0.5
+    assert (
+        f"E played HR, the only answer short of a bomb, which the camera glimpsed there at "
+        f"t={seen:g} as SB" in corr["reason"]
+    )
+    plays = in_effect(t, "play")
+    assert [(p["seat"], p["cards"]) for p in plays] == [("S", ["SB"]), ("E", ["HR"])]
+    assert plays[1]["camera"] == [] and plays[1]["legal"] is True
+    assert [p["seat"] for p in in_effect(t, "pass")] == ["N", "W", "S"]
+    assert not [e for e in in_effect(t, "notice") if e.data.get("ignored")]
+    assert t.deal.counts["E"] == 26 and t.deal.turn == "E" and t.deal.top is None
+    assert fold(t.ref.events, t.profile) == t.ref.state
+    for lead, glimpse, seat in (("SB", None, "E"), ("SB", "SB", "N"), ("HR", "SB", "E")):
+        again = glimpsed_then_passed(lead, glimpse, seat)
+        assert not again.of("correction"), (lead, glimpse, seat)
+        assert len([e for e in again.of("notice") if e.data.get("ignored")]) == 3
+
+
+def test_a_glimpsed_joker_is_read_as_the_other_only_when_as_glimpsed_it_beats_nothing() -> None:
+    """The other joker is a reading of a glimpse (``_glimpsed``) after the glimpse as seen,
+    each the latest first, at ``GLIMPSE_JOKER_COST``; the camera's reading kept in ``extra``."""
+    t = glimpsed_then_passed("SB", "SB")
+    core = t.ref._core_before(2)  # after S's lead
+    d = core._live_deal()
+    assert d is not None
+    got = t.ref._glimpsed(core, d, 0.0, 100.0)
+    assert got is not None
+    g, cost = got
+    assert [str(c) for c in g.cards] == ["HR"] and g.extra["glimpsed"] == ["SB"]
+    assert cost == decoder.GLIMPSE_JOKER_COST > 0
+    # on an ace the small joker glimpsed is itself, free
+    t = glimpsed_then_passed("SA", "SB")
+    core = t.ref._core_before(2)  # after S's lead
+    d = core._live_deal()
+    assert d is not None
+    got = t.ref._glimpsed(core, d, 0.0, 100.0)
+    assert got is not None and [str(c) for c in got[0].cards] == ["SB"] and got[1] == 0.0
+
+
 def bomb_of_2s_with_an_s2_not_seen(t: Table) -> None:
     """S bombs with H2 H2 D2 D2 and leads DA DA; E's pair of 2s is read S2 C2 C2 (a trio,
     illegal), the table plays on, and the second look takes it as a bomb with an S2 not seen;
