@@ -704,10 +704,12 @@ class Decoder:
                 yield Alt(k, {k: [fix]}, float(cost), text)
 
     def _unseen(self, idx: int) -> Iterator[Alt]:
-        """Where a play the camera did not count may lie: after the top of a trick the table
-        cleared, when camera play ``idx`` leads next by the seat that was on turn (it answered
-        unseen: seed 9909), and before the first observation after a glimpse of the seat on turn
-        now (seed 9501); each a single play (``_put_in``)."""
+        """Where a play the camera did not count may lie: in a trick the table cleared, when
+        camera play ``idx`` leads next by the seat that was on turn (it answered unseen: seed
+        9909), after the trick's top or after any pass seen since, the search weighing where
+        its turn was (issue 41: N's SB, W and S passed, E's HR unseen, N, W and S passed); and
+        before the first observation after a glimpse of the seat on turn now (seed 9501); each
+        a single play (``_put_in``)."""
         o = self._obs[idx]
         c = next((j for j in range(idx - 1, -1, -1) if self._obs[j].type in _TURN_OBS), None)
         if (
@@ -719,7 +721,10 @@ class Decoder:
             d = self._core_before(c)._live_deal()
             top = None if d is None or d.owner is None else self._last_play(d.owner, d.number, c)
             if d is not None and top is not None and d.turn == o.seat:
-                yield from self._put_in(self._origin[top] + 1, None, self._obs[c].t)
+                first = self._origin[top] + 1
+                passes = [j + 1 for j in range(first, c) if self._obs[j].type == "pass"]
+                for at in [first, *passes]:
+                    yield from self._put_in(at, None, self._obs[c].t)
         d = self._core._live_deal()
         t0 = self._trick_top_t(self._core, len(self._obs))
         g = None if d is None or t0 is None else self._glimpsed(self._core, d, t0, o.t)

@@ -769,6 +769,62 @@ def test_a_big_joker_the_camera_missed_is_inferred_when_its_player_leads_next() 
         )
 
 
+def answered_unseen_after_passes(
+    answer: str, lead: str = "SB", leads_next: str | None = None
+) -> tuple[Table, float]:
+    """N leads ``lead``; the seats before ``answer`` pass, ``answer`` plays unseen, the other
+    three pass; the table clears the trick and ``leads_next`` (``answer`` if None) leads D3.
+    The table, and when the first pass after ``answer``'s turn was seen."""
+    order = "NWSE"
+    n = order.index(answer)
+    t = Table()
+    start(t, "N")
+    cam(t, "N", lead)
+    for s in order[1:n]:
+        t.pass_(s)
+    seen = t.t + 2.0
+    for s in (order + order)[n + 1 : n + 4]:
+        t.pass_(s)
+    t.do("trick_cleared")
+    cam(t, leads_next or answer, "D3")
+    return t, seen
+
+
+@pytest.mark.parametrize("answer", ["W", "S", "E"])
+def test_a_big_joker_the_camera_missed_after_passes_is_put_where_its_player_was_on_turn(
+    answer: str,
+) -> None:
+    """Issue 41 (game 47804 without its glimpse): N leads the small joker, W and S pass, E
+    answers with the big joker unseen, N, W and S pass, the table clears the trick and E leads.
+    E's HR goes where E was on turn, after S's pass (each pass seen in the trick is a place
+    the search weighs), not right after N's SB as W's play; with W (next after the top) the
+    answer, that old place still wins. A lead by a seat not on turn, on a trick many cards beat
+    or on one nothing short of a bomb beats (the big joker) puts nothing in."""
+    t, seen = answered_unseen_after_passes(answer)
+    (corr,) = t.of("correction")
+    assert f"{answer} played HR, the only answer short of a bomb" in corr["reason"]
+    plays = in_effect(t, "play")
+    assert [(p["seat"], p["cards"]) for p in plays] == [
+        ("N", ["SB"]),
+        (answer, ["HR"]),
+        (answer, ["D3"]),
+    ]
+    assert plays[1].t == seen and plays[1]["camera"] == [] and plays[1]["legal"] is True
+    order = "NWSE"
+    n = order.index(answer)
+    passes = [*order[1:n], *(order + order)[n + 1 : n + 4]]
+    assert [p["seat"] for p in in_effect(t, "pass")] == passes
+    assert not [e for e in effective_events(t.ref.events) if e.type == "foul"]
+    assert not [e for e in in_effect(t, "notice") if e.data.get("ignored")]
+    assert t.deal.counts[answer] == 25 and t.deal.turn == order[(n + 1) % 4]
+    assert fold(t.ref.events, t.profile) == t.ref.state
+    for lead, leads_next in (("SB", "N"), ("SA", answer), ("HR", answer)):
+        again, _ = answered_unseen_after_passes(answer, lead, leads_next)
+        assert not any(
+            "the only answer" in str(e.data.get("reason")) for e in again.of("correction")
+        ), (lead, leads_next)
+
+
 def test_a_joker_the_camera_glimpsed_is_taken_when_its_player_leads_next() -> None:
     """S leads an ace; E answers with the big joker, which the camera sees by one faint corner
     only (a ``glimpse``: no play). N, W and S pass (ignored: E is on turn), the table clears the
