@@ -643,6 +643,20 @@ def _best_pairs(
     return best[1]
 
 
+def _a_step_from(
+    p: np.ndarray, anchors: Sequence[np.ndarray], others: Sequence[np.ndarray]
+) -> bool:
+    """Whether corner ``p`` lies a fan's step (``KIN_STEP_MM``) from one of ``anchors`` and
+    nearer than a step to none of them nor of ``others``: a lower card's index half covered by
+    the card on top (``Tracker._next_of_kin``, ``_joker_kin``, ``_fan_maybes``); nearer, it is a
+    double box of that index."""
+    lo, hi = KIN_STEP_MM
+    near = [float(np.hypot(*(p - q))) for q in anchors]
+    if not near or min(near) > hi:
+        return False
+    return min(near) >= lo and all(float(np.hypot(*(p - q))) >= lo for q in others)
+
+
 def _maybe_readings(label: str, cost: float, alts: Alts) -> Alts:
     """A card that may lie there (``MAYBE``): read ``label`` at ``cost``, or its runner-ups at
     ``cost`` more (at most four readings)."""
@@ -969,24 +983,17 @@ class Tracker:
         Each counts with "no card" among its runner-ups at ``KIN_NONE_COST``: the referee drops
         it where the play is illegal with it."""
         out: list[SeenCard] = []
-        if not lone or not sure:
-            return out
-        lo, hi = KIN_STEP_MM
-        at = np.asarray([q for _, q in sure], np.float64).reshape(-1, 2)
-        ranks = np.asarray([parse_card(c).rank for c, _ in sure])
+        at = [q for _, q in sure]
         for label, p, alts in lone:
             card = parse_card(label)
-            if card.is_joker:
+            kin = [q for c, q in sure if parse_card(c).rank == card.rank]
+            if card.is_joker or not _a_step_from(p, kin, at):
                 continue
-            dist = np.hypot(*(at - p).T)
-            if (dist < lo).any():
-                continue
-            if ((dist <= hi) & (ranks == card.rank)).any():
-                x, y = float(p[0]), float(p[1])
-                got = _none_at(alts, KIN_NONE_COST)
-                kin = SeenCard(label, x, y, self.region_at(x, y), 1, got[:4])
-                if not self._inside(kin, whole):
-                    out.append(kin)
+            x, y = float(p[0]), float(p[1])
+            got = _none_at(alts, KIN_NONE_COST)
+            kin_card = SeenCard(label, x, y, self.region_at(x, y), 1, got[:4])
+            if not self._inside(kin_card, whole):
+                out.append(kin_card)
         return out
 
     def _joker_kin(
@@ -1017,20 +1024,17 @@ class Tracker:
         joker's index shows beside the top card, further out than the top card's indices. One
         the classifier reads about as likely as another card (``JOKER_KIN_SURE``) counts none."""
         out: list[SeenCard] = []
-        if not lone or not counted:
-            return out
-        lo, hi = KIN_STEP_MM
         anchors = [np.asarray(q, np.float64) for q in counted]
         others = [q for c, q in sure if not parse_card(c).is_joker]
         left = list(lone)
-        while left:
+        while left and anchors:
             # the weak corner nearest a joker counted (chained: those counted here included)
             gaps = [min(float(np.hypot(*(p - q))) for q in anchors) for _, p, _ in left]
             k = int(np.argmin(gaps))
             label, p, alts = left.pop(k)
-            if gaps[k] > hi:
+            if gaps[k] > KIN_STEP_MM[1]:
                 break
-            if gaps[k] < lo or any(np.hypot(*(p - q)) < lo for q in others):
+            if not _a_step_from(p, anchors, others):
                 continue  # a double box of a counted joker's index, or of another card's
             if any(np.hypot(*(p - c)) < np.hypot(*v) + JOKER_KIN_OUT_MM for c, v in cards):
                 continue  # on a counted joker's own face
@@ -1057,15 +1061,9 @@ class Tracker:
         an illegal play legal (seed 9407: N's straight D8 D9 DT HJ CQ, the HJ's index half
         covered by the CQ at 0.24, was read D8 D9 DT CQ and completed with a guessed SJ)."""
         out: list[SeenCard] = []
-        if not lone or not sure:
-            return out
-        lo, hi = KIN_STEP_MM
-        at = np.asarray([q for _, q in sure], np.float64).reshape(-1, 2)
+        at = [q for _, q in sure]
         for label, p, alts, score in lone:
-            if parse_card(label).is_joker:
-                continue
-            dist = np.hypot(*(at - p).T)
-            if (dist < lo).any() or not (dist <= hi).any():
+            if parse_card(label).is_joker or not _a_step_from(p, at, ()):
                 continue
             x, y = float(p[0]), float(p[1])
             cost = FAN_MAYBE_COST + math.log(self.min_score / max(score, 1e-3))
