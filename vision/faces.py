@@ -102,7 +102,14 @@ STRIP_SCORE = 0.5
 #: figure on a green felt shows less of itself)
 STRIP_FLOOR = 0.4
 STRIP_MARGIN = 0.1
-STRIP_STEP = 2.0  # strip widths tried, px of the view apart
+STRIP_STEP = 2.0  # a sliver this narrow (px of the view) beyond a strip is none
+#: strip widths tried, px of the view apart (2 mm: at 4 mm apart, the stacked SB SB of game
+#: 48015, tigullio, its lower joker's strip 17 mm wide, fitted 0.16 at 14 mm and was no card;
+#: 0.78-0.87 at 16-18 mm)
+STRIP_WIDTH_STEP = 1.0
+#: ... up to this far (mm) past where something is seen beyond the side: the strip's far edge is
+#: blurred, and the table test there takes it 1-2 mm short (48015's 17 mm strip ran 16 mm)
+STRIP_PAST = 3.0
 #: a fan's lower card lies under the same band as the card above it: its strip must be this
 #: much card, not table (a group of number cards touching the fan from aside covers 0.64-0.78
 #: of the strips it would give, a fan's own strips 0.99-1.0; seed 9603, 2026-12-01)
@@ -660,10 +667,13 @@ class CourtFaces:
                 # the next number card's strip ends here: a court strip must fit before it
                 number = next((e for e in ends if e > edge + STRIP_STEP), None)
                 room = left if number is None else number - edge - STRIP_MIN_MM * p
-                for width in np.arange(STRIP_MIN_MM * p, room + 0.5, STRIP_STEP):
+                # the card may reach up to ``STRIP_PAST`` beyond where the run ends (its blurred
+                # edge); only the part in view is compared
+                past = STRIP_PAST * p if number is None else 0.0
+                for width in np.arange(STRIP_MIN_MM * p, room + past + 0.5, STRIP_WIDTH_STEP):
                     if number is None and STRIP_STEP < left - width < STRIP_MIN_MM * p:
                         continue  # what would be left beyond it is too narrow for a card
-                    ts = np.arange(edge + 0.5, edge + width, 1.0)
+                    ts = np.arange(edge + 0.5, edge + min(width, left), 1.0)
                     grid = (
                         c[None, None, :]
                         + side * (w / 2 + ts)[None, :, None] * u
@@ -746,13 +756,14 @@ class CourtFaces:
                     break  # not a lower card of this fan (another group beside it), or no face
                 mid = c + side * (edge + width) * u
                 centre = (origin_mm[0] + mid[0] / p, origin_mm[1] + mid[1] / p)
-                sm = c + side * (w / 2 + edge + width / 2) * u
+                shown = min(width, left)  # the part in view
+                sm = c + side * (w / 2 + edge + shown / 2) * u
                 strip = (
                     origin_mm[0] + sm[0] / p,
                     origin_mm[1] + sm[1] / p,
                     float(side * u[0]),
                     float(side * u[1]),
-                    width / 2 / p,
+                    shown / 2 / p,
                     0.5 * self.card_mm[1],
                 )
                 others = sorted(

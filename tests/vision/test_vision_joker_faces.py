@@ -341,3 +341,36 @@ def test_a_bad_jokers_frame_is_named_and_nothing_is_written(
     assert f"frame 5 (jokers, {bad}): no corner index of the jokers read, and found 1 card" in err
     assert "the small and the big joker (SB, HR)" in err
     assert not out.exists() and not list(tmp_path.glob(".deck.json.*"))
+
+
+@pytest.mark.parametrize("offset_mm", [13.0, 17.0, 21.0])
+def test_a_stacked_jokers_strip_is_found_whatever_its_width(table, offset_mm: float) -> None:
+    """Two small jokers stacked, the lower one showing a strip of ``offset_mm`` beside the one
+    on top (drawn at 8 px/mm and brought down to the search's scale, so the strip's far edge
+    blurs as a camera's does): both are found, the lower one surely by its strip. The widths
+    tried were 4 mm apart and ended where the table test did, 1-2 mm short of a blurred edge:
+    game 48015's (tigullio) stacked SB SB, its lower joker's strip 17 mm wide, fitted 0.16 at
+    14 mm and counted no card."""
+    root, shots = table
+    _, image = jokers_frame(shots)
+    pics, size, _ = jokers_from_frame(image, calibrate(image))
+    faces = CourtFaces(pics, size)
+    up = 16  # drawing scale over the search's
+    scale = FACE_PX_PER_MM * up
+    w, h = (int(round(v * scale)) for v in size)
+    card = cv2.resize(pics["SB"], (w, h), interpolation=cv2.INTER_CUBIC)
+    canvas = np.empty((int(200 * scale), int(200 * scale), 3), np.uint8)
+    canvas[:] = (40, 110, 45)  # a green felt
+    x0, y0 = int(60 * scale), int(50 * scale)
+    dx = int(round(offset_mm * scale))
+    canvas[y0 : y0 + h, x0 + dx : x0 + dx + w] = card  # the lower joker
+    canvas[y0 : y0 + h, x0 : x0 + w] = card  # the joker on top
+    view = cv2.resize(canvas, None, fx=1 / up, fy=1 / up, interpolation=cv2.INTER_AREA)
+    found = faces.find(view)
+    assert [(m.card, m.strip is None, m.maybe) for m in found] == [
+        ("SB", True, False),
+        ("SB", False, False),
+    ], found
+    lower = found[1]
+    want_x = 60 + offset_mm + size[0] / 2  # its middle, mm from the view's left
+    assert abs(lower.centre_mm[0] - want_x) <= 2.5, (lower.centre_mm, want_x)
