@@ -28,7 +28,7 @@ camera error proposes them:
 
 * re-read: ``_reread_at`` (a suspect by its legal readings: runner-ups, a card too many, a card
   missed; or one re-read as it came, as the camera read it; a trick's top with a card the camera
-  may have missed, as an illegal play: ``_illegal_top``), ``_third_copy`` (a card seen a third
+  may have missed, as an illegal play), ``_third_copy`` (a card seen a third
   time: an earlier reading of it is the misread), ``_gone`` (a seat's last plays taken as
   emptying its hand, the rest gone down unseen; ``_undo_gone`` when it plays on);
 * insert: ``_put_in`` (passes, or plays glimpsed, a joker maybe as the other one, or the only
@@ -524,8 +524,8 @@ class Decoder:
             a.then()
         k = next((i for i in sorted(a.fixes) if list(a.fixes[i]) != [self._obs[i]]), min(a.fixes))
         new_obs = [x for i, o in enumerate(self._obs) for x in a.fixes.get(i, (o,))]
-        pos = self._play_pos(k)
-        pos = self._first_pos(k) if pos is None else pos
+        pos = self._pos(k)
+        pos = self._pos(k, None) if pos is None else pos
         data: dict[str, Any] = {
             "target": None if pos is None else self._effective[pos].id,
             "observation": [dump_observation(o) for i in sorted(a.fixes) for o in a.fixes[i]],
@@ -536,16 +536,16 @@ class Decoder:
 
     # -- the log -------------------------------------------------------------------------------
 
-    def _first_pos(self, k: int) -> int | None:
-        """Position in the effective log of the first event of observation ``k``."""
-        return next((i for i, origin in enumerate(self._origin) if origin == k), None)
+    def _pos(self, k: int, etype: str | None = "play") -> int | None:
+        """Position in the effective log of observation ``k``'s play (``etype``; None: any)."""
+        eff = enumerate(self._effective)
+        return next((i for i, e in eff if self._origin[i] == k and etype in (None, e.type)), None)
 
-    def _play_pos(self, k: int) -> int | None:
-        """Position in the effective log of the play event of observation ``k``."""
-        return next(
-            (i for i, e in enumerate(self._effective) if self._origin[i] == k and e.type == "play"),
-            None,
-        )
+    def _on_turn(self, k: int, seat: str | None) -> tuple[RulesCore, DealState] | None:
+        """The rules before observation ``k`` and their live deal, if ``seat`` is on turn."""
+        before = self._core_before(k)
+        d = before._live_deal()
+        return None if d is None or seat is None or d.turn != seat else (before, d)
 
     def _back(self, pos: int, deal: int) -> Iterator[tuple[Event, int]]:
         """The effective log's events before position ``pos``, the latest first, as long as they
@@ -560,12 +560,9 @@ class Decoder:
         ``before``."""
         for i in range(len(self._effective) - 1, -1, -1):
             e = self._effective[i]
-            if self._origin[i] >= before:
-                continue
-            if e.deal != deal:
-                return None
-            if e.type == "play" and e.data["seat"] == seat:
-                return i
+            mine = e.type == "play" and e.data["seat"] == seat
+            if self._origin[i] < before and (e.deal != deal or mine):
+                return i if e.deal == deal else None
         return None
 
     def _last_camera_play(
@@ -651,7 +648,7 @@ class Decoder:
         """Suspect ``k`` read otherwise: its legal readings (``_legal_readings``); or, re-read
         as it came ("as read"), as the camera read it, an illegal play after all (seed 9303:
         E's DJ S6 re-read S6 at 2.98 nats, and the rest of the trick judged against a 6)."""
-        o, pos = self._obs[k], self._play_pos(k)
+        o, pos = self._obs[k], self._pos(k)
         if o.seat is None or pos is None:
             return
         if why == "as read":
@@ -662,12 +659,10 @@ class Decoder:
             )
             yield Alt(k, {k: [self._fix(o, o.cards, text, doubts=o.doubts)]}, 0.0, text)
             return
-        if self._clashes_since(k) < HINDSIGHT_GAIN:
+        at = self._on_turn(k, o.seat) if self._clashes_since(k) >= HINDSIGHT_GAIN else None
+        if at is None:
             return
-        before = self._core_before(k)
-        d = before._live_deal()
-        if d is None or d.turn != o.seat:
-            return
+        before, d = at
         what = (
             "not a legal play, and the table played on as if it were"
             if why == "illegal"
@@ -676,24 +671,12 @@ class Decoder:
         for cards, cost, changes in self._legal_readings(before, d, o.seat, o):
             text = f"camera read {_text(o.cards)}: {what}; {_how(cards, cost, changes)}"
             yield Alt(k, {k: [self._fix(o, cards, text, [str(c) for c in o.cards])]}, cost, text)
-        if why == "top":  # or with a card the camera says it may have missed: an illegal play
-            yield from self._illegal_top(k, before, d)
-
-    def _illegal_top(self, k: int, before: RulesCore, d: DealState) -> Iterator[Alt]:
-        """Trick top ``k`` read with a card the camera says it may have missed (a doubt with no
-        card) that makes it an illegal play, which then does not count: the next plays were
-        judged against a top that was never one (game 47602, plastic: N's D8 SQ, not a combo,
-        read D8 with SQ a card that may lie there at 1.40 nats; S's S8 then did not beat it,
-        and the referee judged the next ten plays out of turn). A foul seen by the camera, as
-        any: it counts when the floor referee marks it."""
-        o = self._obs[k]
-        seat = o.seat
-        assert seat is not None
-        for _, alts in (x for x in o.doubts if x[0] is None):
-            for card, cost in alts:
-                cards = [*o.cards, card] if card is not None else []
-                if not cards or cost > HINDSIGHT_BUDGET or before._legal(d, seat, cards):
-                    continue
+        # a top read with a card the camera may have missed that makes it illegal, so no top:
+        # game 47602 (N's D8 SQ read D8, SQ a doubt at 1.40; ten plays judged out of turn after)
+        tops = (a for c, alts in o.doubts if c is None and why == "top" for a in alts)
+        for card, cost in tops:
+            cards = [*o.cards, card] if card is not None else []
+            if cards and cost <= HINDSIGHT_BUDGET and not before._legal(d, o.seat, cards):
                 text = (
                     f"camera read {_text(o.cards)} with {card} a card it may have missed: "
                     f"{_text(cards)}, not a legal play, so the next plays did not have to beat it "
@@ -743,7 +726,7 @@ class Decoder:
         # before a play out of turn, clashes alone: that play judged in turn may show a third
         # copy the foul hid (seed 9608: a pass missed before it, lost to a seat taken as gone)
         counts = _clash if stop else _strain
-        if self._first_pos(k) is None or self._clashes_since(k, counts) < HINDSIGHT_GAIN:
+        if self._pos(k, None) is None or self._clashes_since(k, counts) < HINDSIGHT_GAIN:
             return
         trial = self._core_before(k)
         t0 = self._trick_top_t(trial, k)
@@ -943,24 +926,24 @@ class Decoder:
         the observation they came with. ``src``: its index, a later play of the seat, which is
         then read without them, as it is or by a legal re-reading; none: the camera itself
         said they belong to ``k`` (``amends``, ``was``), which stays a camera reading."""
-        ok, pos = self._obs[k], self._play_pos(k)
+        ok, pos = self._obs[k], self._pos(k)
         seat = ok.seat
         cam = None if pos is None else self._effective[pos].data.get("camera")
         base = list(ok.cards) if cam is None else [parse_card(c) for c in cam]
         if pos is None or seat is None or Counter(was) - Counter(base):
             return
-        before = None if src is None else self._core_before(k)
-        d = None if before is None else before._live_deal()
-        if before is not None and (d is None or d.turn != seat):
+        at = None if src is None else self._on_turn(k, seat)
+        if src is not None and at is None:
             return
         left, kept = _without(base, ok.doubts, was)
         for moved, why in moves:
             cards = sort_cards([*left, *moved])
             cost, why = MOVED_CARD_COST * len(moved), f"{why}: read as {_text(cards)}"
-            if src is None or before is None or d is None:  # the camera's own: the search judges it
+            if src is None or at is None:  # the camera's own: the search judges it
                 fix = self._fix(ok, cards, why, [str(c) for c in cards], (*kept, *late.doubts))
                 yield Alt(k, {k: [fix]}, cost, why, gain, counts)
                 continue
+            before, d = at
             if not before._legal(d, seat, cards):
                 continue
             fix = self._fix(ok, cards, why, [str(c) for c in base])
@@ -991,14 +974,14 @@ class Decoder:
         if d is None:
             return
         teams = [[d.turn]] if end is None else [[s for s in t if s not in d.order] for t in TEAMS]
-        best: tuple[int, list[int]] | None = None
+        found: list[tuple[int, list[int]]] = []  # (cards unseen, the seats' last plays)
         for need in teams:
-            if not need or any(s is None or not 0 < d.counts[s] <= GONE_MAX_LEFT for s in need):
-                continue
-            pos = [self._last_camera_play(str(s), d.number, at, end is None) for s in need]
-            unseen = sum(d.counts[str(s)] for s in need)
-            if all(p is not None for p in pos) and (best is None or unseen < best[0]):
-                best = (unseen, sorted(p for p in pos if p is not None))
+            if need and all(s is not None and 0 < d.counts[s] <= GONE_MAX_LEFT for s in need):
+                pos = [self._last_camera_play(str(s), d.number, at, end is None) for s in need]
+                got = sorted(p for p in pos if p is not None)
+                if len(got) == len(pos):
+                    found.append((sum(d.counts[str(s)] for s in need), got))
+        best = min(found, key=lambda x: x[0], default=None)
         if best is None:
             return
         ks = [self._origin[p] for p in best[1]]
@@ -1060,7 +1043,7 @@ class Decoder:
         fixes = {
             k: [replace(orig, extra={**orig.extra, "not_last": True})]
             for k, (_, orig, _) in zip(ks, undo, strict=True)
-            if k is not None and self._play_pos(k) is not None
+            if k is not None and self._pos(k) is not None
         }
         why = "; ".join(f"{f[0].seat} played on: it had not gone out" for f in fixes.values())
         return self._publish_alt(Alt(min(fixes), fixes, 0.0, why, gain=0), t) if fixes else []
@@ -1075,14 +1058,14 @@ class Decoder:
         ``SWAP_MARGIN`` less than reading X otherwise here (this play's legal re-reading, else
         X's cheapest runner-up or no card, ``EXTRA_CARD_COST``; seed 9802) and at most
         ``SWAP_MAX_COST``; all are weighed by clashes or third copies."""
-        o, pos = self._obs[idx], self._play_pos(idx)
+        o, pos = self._obs[idx], self._pos(idx)
         seat = o.seat
         if seat is None or pos is None or self._effective[pos].data.get("unseen"):
             return
-        before = self._core_before(idx)
-        d = before._live_deal()
-        if d is None or d.turn != seat:
+        at = self._on_turn(idx, seat)
+        if at is None:
             return
+        before, d = at
         dup = set(third_copies(d, seat, o.cards))
         if not dup or max(Counter(o.cards).values()) > 2:
             return
@@ -1110,10 +1093,10 @@ class Decoder:
             most = HINDSIGHT_BUDGET if guess else most  # the dearest reading worth trying
             if not xs or ok.seat is None or most < 0:
                 continue
-            eb = self._core_before(k)
-            ed = eb._live_deal()
-            if ed is None or ed.turn != ok.seat:
+            et = self._on_turn(k, ok.seat)
+            if et is None:
                 continue
+            eb, ed = et
             later = self._played_after(k, deal)
             readings = self._legal_readings(eb, ed, ok.seat, cam, later, most)
             if seen != have and eb._legal(ed, ok.seat, list(cam.cards)):
@@ -1149,7 +1132,7 @@ class Decoder:
         old = [parse_card(c) for c in obs.extra.get("was", ())]
         text = f"{_text(old)} in {seat}'s play zone read again as {_text(obs.cards)}"
         k = reread_of(self._obs, obs) if old else amended(self._obs, obs)
-        pos = None if k is None else self._play_pos(k)
+        pos = None if k is None else self._pos(k)
         e = None if pos is None else self._effective[pos]
         if old:
             head = f"{text}; the first reading stands: "
