@@ -74,26 +74,11 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 from engine.cards import BIG_JOKER, DISTINCT, SMALL_JOKER, Card, parse_card, sort_cards
 from engine.deal import TEAMS, DealState, TableState, third_copies
 from engine.events import Event
-from engine.observations import (
-    CAMERA_SOURCE,
-    Observation,
-    amended,
-    dump_observation,
-    reread_of,
-)
+from engine.observations import CAMERA_SOURCE, Observation, amended, dump_observation, reread_of
 from engine.profiles import Profile
 
-__all__ = [
-    "COSTS",
-    "Cost",
-    "Window",
-    "Decoder",
-    "RulesCore",
-    "reread",
-    "REREAD_BUDGET",
-    "REREAD_BUDGET_IMPOSSIBLE",
-    "HINDSIGHT_WINDOW",
-]
+__all__ = ["COSTS", "Cost", "Window", "Decoder", "RulesCore", "reread"]
+__all__ += ["REREAD_BUDGET", "REREAD_BUDGET_IMPOSSIBLE", "HINDSIGHT_WINDOW"]
 
 
 class RulesCore(Protocol):
@@ -102,9 +87,7 @@ class RulesCore(Protocol):
     st: TableState
 
     def feed(self, obs: Observation, origin: int) -> Sequence[Any]: ...
-
     def _live_deal(self) -> DealState | None: ...
-
     def _legal(self, d: DealState, seat: str, cards: list[Card]) -> bool: ...
 
 
@@ -186,13 +169,10 @@ def _missed_cards(
     played: Mapping[Card, int] | None = None,
     hints: Mapping[Card, float] | None = None,
 ) -> list[tuple[Card | None, float]]:
-    """The cards a camera may have missed in a play of ``cards``, with their cost, likeliest
-    first: for three or more of one rank (a bomb, stacked) a second copy of one of them; the
-    cards of its ranks; for three or more cards the ranks that close a straight's gap, then those
-    one beyond either end (the ace high or low, whichever spans fewer ranks). Within each, the
-    cards with the fewest copies accounted for (``played``: in the deal, this play included; two
-    decks hold two), then those the play's runner-ups name (``hints``), cheapest first (bench
-    seeds 9405, 9409, 9602, 9607, 9609, 9805)."""
+    """The cards a camera may have missed in a play of ``cards``, likeliest first, with their
+    cost: a copy of a bomb's card; its ranks; for three or more cards a straight's gap, then one
+    beyond either end (the ace high or low, the shorter span). Within each, the fewest copies
+    accounted for (``played``) first, then the runner-ups' cheapest (``hints``; seeds 9405-9805)."""
     out: list[tuple[Card | None, float]] = []
     seen = Counter(cards) + Counter(played or {})
     hint = hints or {}
@@ -211,12 +191,9 @@ def _missed_cards(
     order = "A23456789TJQKA"
     plain = {c.rank for c in cards if not c.is_joker}
     if len(cards) >= 3 and plain:
-        spans = []
-        for ace in (13, 0):
-            idx = sorted({i for i, r in enumerate(order[1:13], 1) if r in plain})
-            idx = sorted([*idx, ace]) if "A" in plain else idx
-            spans.append((idx[-1] - idx[0], idx))
-        idx = min(spans)[1]
+        mid = [i for i, r in enumerate(order[1:13], 1) if r in plain]
+        spans = [sorted([*mid, ace]) if "A" in plain else mid for ace in (13, 0)]
+        idx = min(spans, key=lambda x: (x[-1] - x[0], x))
         lo, hi = idx[0], idx[-1]
         near = [i for i in range(max(0, lo - 1), min(13, hi + 1) + 1) if order[i] not in plain]
         near.sort(key=lambda i: not lo < i < hi)  # a gap first, then one more at either end
@@ -226,17 +203,14 @@ def _missed_cards(
 
 
 def _joker_bomb_doubts(cards: Sequence[Card]) -> list[tuple[None, list[tuple[Card, float]]]]:
-    """A second card not seen for one small and one big joker, which no combination holds but
-    the joker bomb (9803: SB SB HR HR read SB HR): the other joker, as ``MISSED_CARD_COST``."""
-    if sorted(cards, key=str) != sorted([SMALL_JOKER, BIG_JOKER], key=str):
-        return []
-    return [(None, [(SMALL_JOKER, MISSED_CARD_COST), (BIG_JOKER, MISSED_CARD_COST)])]
+    """SB HR, which no combination holds, may be the joker bomb with a joker missed (9803)."""
+    bomb = Counter(cards) == Counter([SMALL_JOKER, BIG_JOKER])
+    return [(None, [(SMALL_JOKER, MISSED_CARD_COST), (BIG_JOKER, MISSED_CARD_COST)])] * bomb
 
 
 def _clash(etype: str, data: Mapping[str, Any]) -> bool:
-    """An event that shows the table played on differently from the referee's reading: an
-    illegal play, a play out of turn, a pass by a seat not on turn, a play or pass after the
-    deal ended by the referee's count (seed 9808)."""
+    """The table played on otherwise than the referee's reading: an illegal play, a play or pass
+    out of turn, a turn after the deal ended by the count (seed 9808)."""
     if etype == "foul":
         return data.get("kind") in _CLASH_FOULS
     return etype == "notice" and (
@@ -250,8 +224,7 @@ def _strain(etype: str, data: Mapping[str, Any]) -> bool:
 
 
 def _deal_over_signal(etype: str, data: Mapping[str, Any]) -> bool:
-    """A notice that the table ended the deal while the referee had it live: a new deal
-    started, or the trick was cleared with a seat still to answer."""
+    """The table ended a deal the referee has live (a new deal; a clearing, a seat to answer)."""
     return etype == "notice" and bool(data.get("abandoned") or data.get("cleared_open"))
 
 
@@ -262,9 +235,7 @@ def _rules_cost(events: Iterable[tuple[str, Mapping[str, Any]]]) -> float:
     )
 
 
-def _without(
-    cards: Sequence[Card], doubts: Doubts, gone: Iterable[Card]
-) -> tuple[list[Card], list[Any]]:
+def _without(cards: Sequence[Card], doubts: Doubts, gone: Iterable[Card]) -> tuple[list[Card], Any]:
     """``cards`` and their ``doubts`` without the cards ``gone`` (each one copy)."""
     rest, left = list(cards), list(doubts)
     for c in gone:
@@ -289,10 +260,9 @@ Counts = Callable[[str, Mapping[str, Any]], bool]
 
 
 class Alt(NamedTuple):
-    """An alternative history: from observation ``k`` on, each observation whose index is in
-    ``fixes`` read as the observations given there (none: it goes). ``cost``: the camera's, in
-    nats; ``gain``: the clashes (``counts``) it must remove from the log's; ``why``: the
-    correction's reason; ``then``: called when it is published."""
+    """A history that differs from the log from observation ``k`` on: each index of ``fixes``
+    read as the observations there (none: it goes), at the camera's ``cost``; admitted when it
+    removes ``gain`` clashes (``counts``); ``why`` the correction's reason, ``then`` its hook."""
 
     k: int
     fixes: Mapping[int, Sequence[Observation]]
@@ -308,14 +278,10 @@ def reread(
     doubts: Doubts,
     ok: Callable[[list[Card]], bool],
     budget: float = REREAD_BUDGET,
-) -> tuple[list[Card], float, list[str]] | None:
-    """The cheapest other reading of ``cards`` that ``ok`` accepts, or None.
-
-    ``doubts`` (``Observation.doubts``): per doubtful card instance, other readings (a card, or
-    None = no card there) with their cost; an entry whose card is None is a card the camera may
-    have missed, its readings the cards it may be. Readings are tried cheapest first (total cost
-    of the changes, at most ``budget``). Returns (cards, cost, changes as text like ``"D4 for
-    DA"``)."""
+) -> Reading | None:
+    """The cheapest other reading of ``cards`` (by ``doubts``: per card its runner-ups, None for
+    no card; a None card one maybe missed) within ``budget`` that ``ok`` accepts: (cards, cost,
+    changes as text like ``"D4 for DA"``), or None."""
     for new, c, changes in _readings(cards, doubts, budget):
         if new and ok(new):
             return sort_cards(new), c, changes
@@ -383,13 +349,9 @@ class Decoder:
 
         @property
         def state(self) -> TableState: ...
-
         def _copy_core(self, core: Any) -> RulesCore: ...
-
         def _core_before(self, k: int) -> RulesCore: ...
-
         def _notice(self, t: float, detail: str) -> list[Event]: ...
-
         def _rewrite(
             self, t: float, new_obs: list[Observation], k: int, first_k: int, extra: Any
         ) -> list[Event]: ...
@@ -397,18 +359,10 @@ class Decoder:
     # -- the search ----------------------------------------------------------------------------
 
     def _second_look(self, obs: Observation, idx: int, out: list[Event]) -> list[Event]:
-        """The search after observation ``idx`` (its events ``out``): the alternatives its
-        clashes, third copies or deal end call for, weighed by :meth:`_search`."""
-        if self._gone_fixes:
-            outside = any(e.type == "notice" and e.data.get("outside") for e in out)
-            turn = obs.type in ("played", "pass")
-            undo = [
-                f
-                for f in self._gone_fixes
-                if (turn and obs.seat == f[1].seat) or (outside and f[2])
-            ]
-            if undo:
-                return self._undo_gone(undo, obs.t)
+        """The alternatives that observation ``idx``'s events ``out`` call for, to ``_search``."""
+        undone = self._undo_gone(obs, out) if self._gone_fixes else None
+        if undone is not None:
+            return undone
         alts: list[Iterable[Alt]] = []
         if obs.type in ("played", "pass"):
             alts.append(self._reorder(idx))
@@ -433,11 +387,10 @@ class Decoder:
         return self._search(chain.from_iterable(alts), obs.t) or []
 
     def _window(self, before: int) -> list[tuple[int, str]]:
-        """The suspects before observation ``before`` whose window holds the latest one: camera
-        plays of this deal illegal as read ("illegal"; and the trick's top, a shorter camera play
-        legal as read that it did not beat: "top", seed 9408), out of turn ("unseen"), or
-        re-read as they came ("as read"), with at most ``HINDSIGHT_WINDOW`` plays and passes
-        observed after them; the latest ``_HINDSIGHT_SUSPECTS``, the oldest first."""
+        """The suspects before ``before`` at most ``HINDSIGHT_WINDOW`` turns back, the latest
+        ``_HINDSIGHT_SUSPECTS`` oldest first: camera plays illegal as read ("illegal"; and the top
+        they did not beat if shorter or maybe missing a card: "top", 9408), out of turn
+        ("unseen"), re-read as they came ("as read")."""
         out: list[tuple[int, str]] = []
         later, j = 0, len(self._obs) - 1
         for i in range(len(self._effective) - 1, -1, -1):
@@ -473,8 +426,7 @@ class Decoder:
         return first[::-1][-_HINDSIGHT_SUSPECTS:]
 
     def _log_since(self, k: int) -> list[tuple[str, Mapping[str, Any]]]:
-        """The effective log's events from observation ``k`` on, as (type, data), read back from
-        the end (a scan of the whole log after every play made the referee quadratic)."""
+        """The effective log's (type, data) from observation ``k`` on, read back from the end."""
         out = []
         for i in range(len(self._effective) - 1, -1, -1):
             if self._origin[i] < k:
@@ -486,11 +438,9 @@ class Decoder:
         return sum(1 for etype, data in self._log_since(k) if counts(etype, data))
 
     def _search(self, alts: Iterable[Alt], t: float) -> list[Event] | None:
-        """The one search: of ``alts``, each admitted when its continuation (the rules referee
-        run again from its first change) has at least its ``gain`` fewer clashes than the log's,
-        the one of least cost (the camera's plus the rules' over the log's); of those within
-        ``TIE_COST`` of the least, the earliest change. Published at ``t`` as one correction;
-        None when no alternative is admitted."""
+        """The one search: each of ``alts`` whose continuation (the rules run again from ``k``)
+        has ``gain`` fewer clashes is admitted, scored by its cost plus the rules' over the log's;
+        the earliest within ``TIE_COST`` of the least is published at ``t``. None if none is."""
         admitted: list[tuple[float, Alt, int, int]] = []
         cores: dict[int, RulesCore] = {}
         for a in alts:
@@ -548,16 +498,14 @@ class Decoder:
         return None if d is None or seat is None or d.turn != seat else (before, d)
 
     def _back(self, pos: int, deal: int) -> Iterator[tuple[Event, int]]:
-        """The effective log's events before position ``pos``, the latest first, as long as they
-        are of ``deal``: (event, observation)."""
+        """(event, observation) of the effective log before ``pos`` in ``deal``, latest first."""
         for i in range(pos - 1, -1, -1):
             if self._effective[i].deal != deal:
                 return
             yield self._effective[i], self._origin[i]
 
     def _last_play(self, seat: str, deal: int, before: int) -> int | None:
-        """Position in the effective log of ``seat``'s last play in ``deal`` before observation
-        ``before``."""
+        """Position in the effective log of ``seat``'s last play in ``deal`` before ``before``."""
         for i in range(len(self._effective) - 1, -1, -1):
             e = self._effective[i]
             mine = e.type == "play" and e.data["seat"] == seat
@@ -568,8 +516,7 @@ class Decoder:
     def _last_camera_play(
         self, seat: str, deal: int, before: int, legal_only: bool = True
     ) -> int | None:
-        """:meth:`_last_play`, when it is a camera reading (a legal one with ``legal_only``)
-        not already taken as the seat's last."""
+        """:meth:`_last_play`, if a camera reading (legal, with ``legal_only``) not yet last."""
         i = self._last_play(seat, deal, before)
         e, o = (None, None) if i is None else (self._effective[i], self._obs[self._origin[i]])
         if e is None or o is None or not o.doubts or e.data.get("unseen"):
@@ -578,26 +525,23 @@ class Decoder:
         return i if as_read and not o.extra.get("not_last") else None
 
     def _played_after(self, k: int, deal: int) -> Counter[Card]:
-        """Copies of each card in the plays of ``deal`` after observation ``k``: a card missed
-        in play ``k`` is likelier one whose copies the deal leaves unaccounted for (9602)."""
-        got: Counter[Card] = Counter()
-        for e, origin in zip(self._effective, self._origin, strict=True):
-            if origin > k and e.deal == deal and e.type == "play":
-                got.update(parse_card(c) for c in e.data["cards"])
-        return got
+        """Copies of each card in the plays of ``deal`` after observation ``k`` (9602)."""
+        eff = zip(self._effective, self._origin, strict=True)
+        plays = (e for e, o in eff if o > k and e.deal == deal and e.type == "play")
+        return Counter(parse_card(c) for e in plays for c in e.data["cards"])
 
     @staticmethod
     def _fix(
         o: Observation,
         cards: Iterable[Card],
         why: str,
-        camera: Sequence[str] | None = None,
+        camera: Iterable[Card | str] | None = None,
         doubts: Any = (),
         **more: Any,
     ) -> Observation:
         """``o`` read as ``cards`` by a look back: ``camera`` what the camera read (default:
         ``o``'s), ``why`` the ``reread``; no ``doubts``: not second-guessed again."""
-        cam = list(camera if camera is not None else o.extra.get("camera", map(str, o.cards)))
+        cam = [str(c) for c in (o.extra.get("camera", o.cards) if camera is None else camera)]
         extra = {**o.extra, "camera": cam, "reread": why, **more}
         cs = list(cards)
         cs = cs if cs == list(o.cards) else sort_cards(cs)
@@ -612,19 +556,15 @@ class Decoder:
         later: Mapping[Card, int] | None = None,
         budget: float = HINDSIGHT_BUDGET,
     ) -> list[Reading]:
-        """The legal readings of camera play ``o`` by ``seat`` (state ``before`` it) up to
-        ``budget``, cheapest first, at most ``_HINDSIGHT_TRIES``: the camera's runner-ups, one
-        card seen that was not there, one card not seen (``_missed_cards``, with the copies
-        accounted for in the deal before the play and, ``later``, after it;
-        ``_joker_bomb_doubts``)."""
+        """The legal readings of camera play ``o`` by ``seat`` (rules ``before`` it) within
+        ``budget``, cheapest first, at most ``_HINDSIGHT_TRIES``: runner-ups, a card too many, a
+        card missed (``_missed_cards``, by the copies in the deal and ``later``), a joker bomb."""
         cards = list(o.cards)
         doubts: list[tuple[Card | None, Sequence[tuple[Card | None, float]]]] = []
-        given = {i: alts for i, (_, alts) in enumerate(o.doubts)}
-        pool: list[Card | None] = [c for c, _ in o.doubts]
+        pool = list(o.doubts)
         for c in cards:
-            alts = list(given.pop(pool.index(c))) if c in pool else []
-            if c in pool:
-                pool[pool.index(c)] = None
+            j = next((j for j, (x, _) in enumerate(pool) if x == c), -1)
+            alts = list(pool.pop(j)[1]) if j >= 0 else []
             if not any(a is None for a, _ in alts):
                 alts.append((None, EXTRA_CARD_COST))
             doubts.append((c, alts))
@@ -670,7 +610,7 @@ class Decoder:
         )
         for cards, cost, changes in self._legal_readings(before, d, o.seat, o):
             text = f"camera read {_text(o.cards)}: {what}; {_how(cards, cost, changes)}"
-            yield Alt(k, {k: [self._fix(o, cards, text, [str(c) for c in o.cards])]}, cost, text)
+            yield Alt(k, {k: [self._fix(o, cards, text, o.cards)]}, cost, text)
         # a top read with a card the camera may have missed that makes it illegal, so no top:
         # game 47602 (N's D8 SQ read D8, SQ a doubt at 1.40; ten plays judged out of turn after)
         tops = (a for c, alts in o.doubts if c is None and why == "top" for a in alts)
@@ -683,7 +623,7 @@ class Decoder:
                     f"({float(cost):.2f} nats)"
                 )
                 # still the camera's reading (``source``): its foul waits for the floor referee
-                fix = self._fix(o, cards, text, [str(c) for c in o.cards], source=CAMERA_SOURCE)
+                fix = self._fix(o, cards, text, o.cards, source=CAMERA_SOURCE)
                 yield Alt(k, {k: [fix]}, float(cost), text)
 
     def _unseen(self, idx: int) -> Iterator[Alt]:
@@ -940,13 +880,13 @@ class Decoder:
             cards = sort_cards([*left, *moved])
             cost, why = MOVED_CARD_COST * len(moved), f"{why}: read as {_text(cards)}"
             if src is None or at is None:  # the camera's own: the search judges it
-                fix = self._fix(ok, cards, why, [str(c) for c in cards], (*kept, *late.doubts))
+                fix = self._fix(ok, cards, why, cards, (*kept, *late.doubts))
                 yield Alt(k, {k: [fix]}, cost, why, gain, counts)
                 continue
             before, d = at
             if not before._legal(d, seat, cards):
                 continue
-            fix = self._fix(ok, cards, why, [str(c) for c in base])
+            fix = self._fix(ok, cards, why, base)
             trial = self._copy_core(before)
             for j, x in [(k, fix), *((j, self._obs[j]) for j in range(k + 1, src))]:
                 trial.feed(x, j)
@@ -959,7 +899,7 @@ class Decoder:
             for cs, c, changes in readings + self._legal_readings(trial, dt, seat, head):
                 how = f" ({', '.join(changes)}; cost {c:.2f})" if changes else ""
                 why2 = f"{_text(moved)} taken as {seat}'s earlier play's: read as {_text(cs)}{how}"
-                fix2 = self._fix(late, cs, why2, [str(x) for x in late.cards])
+                fix2 = self._fix(late, cs, why2, late.cards)
                 yield Alt(k, {k: [fix], src: [fix2]}, cost + c, f"{why}; then {why2}", gain, counts)
 
     def _gone(self, end: int | None = None) -> Iterator[Alt]:
@@ -1032,12 +972,17 @@ class Decoder:
             cost = GONE_CARD_COST * best[0] + sum(c for _, c in combo)
             yield Alt(ks[0], fixes, cost, why, gain, counts, then)
 
-    def _undo_gone(
-        self, undo: list[tuple[Observation, Observation, bool]], t: float
-    ) -> list[Event]:
-        """A seat taken as gone out unseen plays or passes again, or the table plays on in a deal
-        the referee ended at a clearing: those plays are read as before (and never taken as last
-        again), through one correction."""
+    def _undo_gone(self, obs: Observation, out: Sequence[Event]) -> list[Event] | None:
+        """A seat taken as gone out unseen plays or passes again (``obs``), or the table plays on
+        (``out``) in a deal ended at a clearing: those plays are read as before (and never taken
+        as last again), through one correction; None if none is."""
+        outside = any(e.type == "notice" and e.data.get("outside") for e in out)
+        turn = obs.type in ("played", "pass")
+        undo = [
+            f for f in self._gone_fixes if (turn and obs.seat == f[1].seat) or (outside and f[2])
+        ]
+        if not undo:
+            return None
         self._gone_fixes = [f for f in self._gone_fixes if f not in undo]
         ks = [next((i for i, o in enumerate(self._obs) if o is fix), None) for fix, _, _ in undo]
         fixes = {
@@ -1046,7 +991,7 @@ class Decoder:
             if k is not None and self._pos(k) is not None
         }
         why = "; ".join(f"{f[0].seat} played on: it had not gone out" for f in fixes.values())
-        return self._publish_alt(Alt(min(fixes), fixes, 0.0, why, gain=0), t) if fixes else []
+        return self._publish_alt(Alt(min(fixes), fixes, 0.0, why, gain=0), obs.t) if fixes else []
 
     def _third_copy(self, idx: int) -> Iterator[Alt]:
         """Camera play ``idx`` holds a third copy of a card X in the deal: which reading of X is
