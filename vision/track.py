@@ -48,7 +48,9 @@ apart (``Tracker.spacing``: the median distance of the one-label pairs seen so f
 indices sit ~75 mm apart) within ``fuse_mm`` (5), and both readings together name one card for
 at most ``fuse_cost`` nats (:func:`_fused`): a card whose corners were read in two suits (S9
 and C9, plastic read with a deck profile) counts once, named from both corners. A fan's
-neighbours lie ~12 mm further apart than one card's corners, so they stay two cards.
+neighbours lie ~12 mm further apart than one card's corners, so they stay two cards; so does an
+index inside a fan's row (a fan's step from another on either side): its far corner lies under
+the cards on top of it.
 A ``weak`` detection (a joker the corner stage scored under its floor, ``vision.detector``)
 counts only paired with the card's other corner: a ghost joker in a court card's picture seldom
 comes with a second one a card's diagonal away. A detection marked ``whole`` (a court card read
@@ -657,6 +659,28 @@ def _a_step_from(
     return min(near) >= lo and all(float(np.hypot(*(p - q))) >= lo for q in others)
 
 
+def _fan_middles(index_of: Sequence[tuple[str, np.ndarray]]) -> list[np.ndarray]:
+    """The corner indices of ``index_of`` (label, table mm) lying inside a fan's row: another
+    index a fan's step (``KIN_STEP_MM``) from each on either side, within ``FAN_LINE_MM`` of the
+    line between those two. Such an index is a lower card's, whose far corner lies under the
+    cards on top of it: it is no corner a card read in two suits shows (``Tracker._fuse``)."""
+    lo, hi = KIN_STEP_MM
+    out: list[np.ndarray] = []
+    for i, (_, p) in enumerate(index_of):
+        steps = [
+            q - p
+            for j, (_, q) in enumerate(index_of)
+            if j != i and lo <= float(np.hypot(*(q - p))) <= hi
+        ]
+        if any(
+            float(a @ b) < 0
+            and abs(float(a[0] * b[1] - a[1] * b[0])) / float(np.hypot(*(a - b))) < FAN_LINE_MM
+            for a, b in itertools.combinations(steps, 2)
+        ):
+            out.append(p)
+    return out
+
+
 def _maybe_readings(label: str, cost: float, alts: Alts) -> Alts:
     """A card that may lie there (``MAYBE``): read ``label`` at ``cost``, or its runner-ups at
     ``cost`` more (at most four readings)."""
@@ -1117,12 +1141,27 @@ class Tracker:
         (seed 9705, proc-serif, spacing 74 mm): a DK and an HK, 69 mm apart with three indices
         between, and an SJ and an HJ (the top card's top-left index, left single when its
         bottom-right one paired with the HJ's under it), were each taken as one card, and two
-        bombs were read a card short."""
+        bombs were read a card short.
+
+        Nor an index inside a fan's row (``_fan_middles``): its card's far corner lies under
+        the cards fanned over it. Game 47904 (paris, 2026-12-05): W's bomb D8 D8 S8 H8 S8 lay
+        over an HQ of an earlier play whose one index showed; the H8's index, the bomb's fourth,
+        lay the spacing (84 mm) from the HQ's, just where the HQ's covered corner was, and was
+        taken as that corner: the bomb counted four eights, and W's going out was missed."""
         spacing = self.spacing
         singles = [k for k, c in enumerate(cards) if c.corners == 1]
         if spacing is None or len(singles) < 2:
             return cards
         pts = np.asarray([p for _, p in index_of], np.float64).reshape(-1, 2)
+        middles = _fan_middles(index_of)
+        singles = [
+            k
+            for k in singles
+            if all(
+                np.hypot(cards[k].x_mm - m[0], cards[k].y_mm - m[1]) >= self.same_mm
+                for m in middles
+            )
+        ]
         options: list[tuple[float, float, int, int, str, Alts]] = []
         for ai, i in enumerate(singles):
             for j in singles[ai + 1 :]:

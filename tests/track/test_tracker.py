@@ -1248,3 +1248,28 @@ def corner_points_of(x: float, y: float) -> list[tuple[float, float]]:
     from tests.track.helpers import corner_points
 
     return corner_points(x, y, 0.0)
+
+
+def test_an_index_inside_a_fans_row_is_no_far_corner_of_a_card_read_in_two_suits() -> None:
+    """Game 47904 (paris, 2026-12-05): W's bomb D8 D8 S8 H8 S8 lay fanned over an HQ of an
+    earlier play whose one index showed. The H8's index, fourth in the fan's row, lay the
+    table's spacing from the HQ's index, where the HQ's covered corner was, and the two were
+    fused as one card read in two suits (HQ): the bomb counted four eights. An index with a
+    fan's step to another on either side is a lower card's, its far corner covered: it stays a
+    card. The same HQ index with a lone H8 at that place (no fan) still fuses."""
+    from dataclasses import replace
+
+    tr = _learnt(84.0)
+    x, y = S_PLAY
+    bomb = detections(fan(["D8", "D8", "S8", "H8", "S8"], x, y), hide=fan_hidden(0, 5))
+    h8 = next(k for k, d in enumerate(bomb) if d.card == "H8")
+    bomb[h8] = replace(bomb[h8], alts=(("HQ", 1.0),))
+    hx, hy = _mm_of(bomb[h8])
+    # the HQ's visible index: the spacing from the H8's, up and to the left
+    a = 0.9
+    hq = _corner_at(hx - 84.0 * np.cos(a), hy - 84.0 * np.sin(a), "HQ", (("H8", 2.0),))
+    seen = tr.cards_in([*bomb, hq])
+    assert Counter(c.card for c in seen) == Counter({"D8": 2, "S8": 2, "H8": 1, "HQ": 1})
+    # without the fan around it, the H8 is taken as the HQ's other corner read otherwise
+    (one,) = tr.cards_in([bomb[h8], hq])
+    assert (one.card, one.corners) == ("HQ", 2)
