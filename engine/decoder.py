@@ -1,64 +1,50 @@
 """What the camera may have misread: the decoder between the table pipeline and the rules.
 
-The referee (engine/referee.py) judges rules: given a sequence of readings (plays, passes, tribute
-cards, exposed cards) it emits the events of CONTRACT.md. This module decides *which* readings,
-as a noisy-channel decoder in speech recognition does (DESIGN.md, "Decoders in recognition"): the
-camera's readings and their costs are the acoustic scores, the rules and the table's
-continuation the language model, the table state its state.
+The referee (engine/referee.py) judges rules: given readings (plays, passes, tribute cards) it
+emits the events of CONTRACT.md. This module decides *which* readings, as a noisy-channel decoder
+in speech recognition does (DESIGN.md, "Decoders in recognition"): the camera's readings and their
+costs are the acoustic scores, the rules and the table's continuation the language model.
 
 **The channel.** A ``played`` observation carries the cards as read and ``doubts``: per card its
-runner-up readings with a cost in nats (the classifier's log-odds), ``None`` for "no card here",
-and entries whose card is ``None`` for a card the camera may have missed. A camera on fanned
-cards also sees a card too many or misses one (``EXTRA_CARD_COST``, ``MISSED_CARD_COST``; which:
-``_missed_cards``), reports a play when its cards settle, after a pass lamp lit at once
-(``REORDER_S``), glimpses cards too faintly to count (``glimpse``), finds a card of a play late
-(``amends``) or reads lying cards anew (``was``), misses a play or a pass (``UNSEEN_COST``) or a
-seat's last cards (``GONE_CARD_COST``). As a play comes, one illegal as read is replaced by its
-cheapest legal reading within ``REREAD_BUDGET`` (``reread``: no hindsight needed).
+runner-ups with a cost in nats, ``None`` for "no card here", and entries with no card for a card
+the camera may have missed. The camera also sees a card too many or misses one (``_missed_cards``),
+reports a play when its cards settle but a pass at once (``REORDER_S``), glimpses cards too faintly
+to count (``glimpse``), finds a play's card late (``amends``) or reads lying cards anew (``was``),
+misses a turn (``UNSEEN_COST``) or a seat's last cards (``GONE_CARD_COST``). A play illegal as read
+is replaced as it comes by its cheapest legal reading within ``REREAD_BUDGET`` (``reread``).
 
 **Alternatives are edits of the log.** An :class:`Alt` is a history that differs from the log
-from observation ``k`` on by edits of four kinds, each an entry of ``Alt.fixes`` (an index, and
-what stands there instead): a *re-read* (an observation read as other cards, ``_fix``: what the
-camera read stays in ``camera``, why in ``reread``), an *insert* (turns the camera did not see,
-put before an observation), a *move* (an observation taken back before others the camera
-reported first, to their time: ``_moved``; where it stood, it goes) and *cards moved to an
-earlier play* of their seat (``_to_earlier``: that play read with them, at ``MOVED_CARD_COST`` a
-card; the play they were seen with, if any, read without them). One generator per kind of
-camera error proposes them:
+from observation ``k`` on: each index of ``Alt.fixes`` is read as the observations given there.
+An edit is one of four kinds, each proposed where a kind of camera error may lie:
 
-* re-read: ``_reread_at`` (a suspect by its legal readings: runner-ups, a card too many, a card
-  missed; or one re-read as it came, as the camera read it; a trick's top with a card the camera
-  may have missed, as an illegal play), ``_third_copy`` (a card seen a third
-  time: an earlier reading of it is the misread), ``_gone`` (a seat's last plays taken as
-  emptying its hand, the rest gone down unseen; ``_undo_gone`` when it plays on);
-* insert: ``_put_in`` (passes, or plays glimpsed, a joker maybe as the other one, or the only
-  answer short of a bomb), where ``_window`` or ``_unseen`` say such turns may lie;
-* move: ``_reorder`` (a beam over orders of the last ``REORDER_SPAN`` observations),
-  ``_late_in_trick`` (a play out of turn is one put in, reported late);
-* cards moved: ``_late_cards`` (the camera's own: cards found late, ``amends``, or read anew,
-  ``was``), ``_late_in_trick`` (in hindsight: cards of a play seen only with the seat's next).
+* *re-read* a play (``_fix``; what the camera read stays in ``camera``, why in ``reread``): a
+  suspect by its legal readings, or a trick's top made illegal by a card maybe missed
+  (``_reread_at``); the earlier reading of a card seen a third time (``_third_copy``); a seat's
+  last plays as emptying its hand, the rest gone down unseen (``_gone``; ``_undo_gone``);
+* *insert* turns the camera missed, passes or plays glimpsed or the only answer short of a bomb
+  (``_put_in``, where ``_window`` or ``_unseen`` say they may lie);
+* *move* an observation back before others reported first (``_moved``): ``_reorder``, a beam over
+  orders of the last ``REORDER_SPAN`` observations, and ``_late_in_trick``;
+* *move cards* to an earlier play of their seat (``_to_earlier``): found late or read anew by the
+  camera (``_late_cards``), or seen only with the seat's next play (``_late_in_trick``).
 
 **The search.** After each observation the referee calls :meth:`Decoder._second_look`. When it
-clashes with the log (``_clash``: a foul the table did not act on, a pass by a seat not on turn,
-a play after the deal ended by the count), repeats a card a third time, or the table ends a deal
-the referee has open, the generators' alternatives go to :meth:`Decoder._search`. It runs the
-rules referee again over each one's continuation and scores it: the camera's cost of its edits
-plus the rules' cost of its continuation over the log's (``CLASH_COST`` a clash,
-``THIRD_COPY_COST`` a third copy). One is admitted only when it removes at least its ``gain`` of
-clashes (``HINDSIGHT_GAIN`` for a look back: a real foul clashes once either way and stays a
-foul; none for a choice between readings the camera itself gave). The least score wins, the
-earliest change among those within ``TIE_COST`` (a later clash may echo an earlier misread), and
-is published as one ``correction`` (nothing overwritten). The commit window: the suspects
-(``_window``: camera plays illegal as read, out of turn, a trick's top a longer play did not
-beat, re-read as they came) with at most ``HINDSIGHT_WINDOW`` plays and passes after them;
-``REORDER_SPAN`` observations for the order; ``GONE_WINDOW`` for a seat gone out unseen. Before
-it the log is final.
+clashes with the log (``_clash``: a foul the table did not act on, a pass out of turn, a play after
+the deal ended by the count), repeats a card a third time, or the table ends a deal the referee has
+open, the alternatives go to :meth:`Decoder._search`, which runs the rules again over each one's
+continuation and scores it: its edits' cost plus the rules' cost of its continuation over the log's
+(``CLASH_COST``, ``THIRD_COPY_COST``). One is admitted only when it removes at least its ``gain``
+of clashes (``HINDSIGHT_GAIN`` for a look back: a real foul clashes either way; none for a choice
+the camera itself gave). The least score wins, the earliest change within ``TIE_COST`` (a later
+clash may echo an earlier misread), published as one ``correction``. The commit window: suspects
+(``_window``: plays illegal as read, out of turn, a top not beaten, re-read as they came) with at
+most ``HINDSIGHT_WINDOW`` turns after them, ``REORDER_SPAN`` for the order, ``GONE_WINDOW`` for a
+seat gone out unseen; before it the log is final.
 
 Every cost and window is a row of ``COSTS`` with its reason. Not yet one search: an alternative
-edits one place, not a beam over combinations of the window's readings, and only suspects are
-re-read (every camera play in the window, tried 2026-12-04, found more plays on two sets of
-simulated games and fewer on a third, at 1.6 times the CPU). bench/decoder_harness.py checks a
-change on recorded camera readings and on simulated games with camera errors (issue 41).
+edits one place, not a beam over the window's readings, and only suspects are re-read (all camera
+plays in the window, tried 2026-12-04: mixed results at 1.6 times the CPU). Check a change with
+bench/decoder_harness.py (recorded and simulated camera readings; issue 41).
 """
 
 from __future__ import annotations
@@ -144,9 +130,7 @@ _HINDSIGHT_TRIES: Final = Window(8, "legal readings whose continuation is tried,
 _HINDSIGHT_SUSPECTS: Final = Window(3, "suspects kept at once (the latest)")
 _UNSEEN_SEATS: Final = Window(3, "seats taken as passing or playing unseen before a play")
 #: the rows above by name
-COSTS: Final[Mapping[str, Cost | Window]] = {
-    name: row for name, row in globals().items() if isinstance(row, Cost | Window)
-}
+COSTS: Final = {name: row for name, row in globals().items() if isinstance(row, Cost | Window)}
 
 #: fouls that show the table played on differently from the referee's reading
 _CLASH_FOULS: Final = frozenset({"illegal_play", "out_of_turn"})
@@ -585,9 +569,9 @@ class Decoder:
     # -- the generators ------------------------------------------------------------------------
 
     def _reread_at(self, k: int, why: str) -> Iterator[Alt]:
-        """Suspect ``k`` read otherwise: its legal readings (``_legal_readings``); or, re-read
-        as it came ("as read"), as the camera read it, an illegal play after all (seed 9303:
-        E's DJ S6 re-read S6 at 2.98 nats, and the rest of the trick judged against a 6)."""
+        """Suspect ``k`` (``_window``) re-read: by its legal readings; a top ("top") also with a
+        card the camera may have missed that makes it illegal; one re-read as it came ("as
+        read") as the camera read it, illegal after all (9303: E's DJ S6 re-read S6)."""
         o, pos = self._obs[k], self._pos(k)
         if o.seat is None or pos is None:
             return
@@ -611,8 +595,7 @@ class Decoder:
         for cards, cost, changes in self._legal_readings(before, d, o.seat, o):
             text = f"camera read {_text(o.cards)}: {what}; {_how(cards, cost, changes)}"
             yield Alt(k, {k: [self._fix(o, cards, text, o.cards)]}, cost, text)
-        # a top read with a card the camera may have missed that makes it illegal, so no top:
-        # game 47602 (N's D8 SQ read D8, SQ a doubt at 1.40; ten plays judged out of turn after)
+        # game 47602: N's D8 SQ read D8, SQ a doubt; the next ten plays judged out of turn
         tops = (a for c, alts in o.doubts if c is None and why == "top" for a in alts)
         for card, cost in tops:
             cards = [*o.cards, card] if card is not None else []
@@ -627,12 +610,9 @@ class Decoder:
                 yield Alt(k, {k: [fix]}, float(cost), text)
 
     def _unseen(self, idx: int) -> Iterator[Alt]:
-        """Where a play the camera did not count may lie: in a trick the table cleared, when
-        camera play ``idx`` leads next by the seat that was on turn (it answered unseen: seed
-        9909), after the trick's top or after any pass seen since, the search weighing where
-        its turn was (issue 41: N's SB, W and S passed, E's HR unseen, N, W and S passed); and
-        before the first observation after a glimpse of the seat on turn now (seed 9501); each
-        a single play (``_put_in``)."""
+        """Where a play the camera did not count may lie (``_put_in``): when camera play ``idx``
+        leads after a clearing by the seat on turn, after the cleared trick's top or any pass
+        since (9909; issue 41); and after a glimpse of the seat on turn now (9501)."""
         o = self._obs[idx]
         c = next((j for j in range(idx - 1, -1, -1) if self._obs[j].type in _TURN_OBS), None)
         if (
@@ -656,12 +636,10 @@ class Decoder:
             yield from self._put_in(k, None, o.t)
 
     def _put_in(self, k: int, stop: str | None, until: float) -> Iterator[Alt]:
-        """Turns the camera did not see (``UNSEEN_COST`` each), put in before observation ``k``:
-        from the state before it, the seat on turn played what the camera glimpsed in its zone
-        since the trick's last play, at most at ``until`` (``_glimpsed``), or passed (a lamp not
-        seen) - until seat ``stop`` is on turn, for a camera play ``k`` out of turn (seed 9901);
-        with no ``stop``, one play: the only answer short of a bomb (``_ONLY_ANSWER``), else
-        what was glimpsed. Weighed as clashes, or (one play) clashes or third copies."""
+        """Turns the camera missed put in before observation ``k``, each the seat on turn playing
+        what was glimpsed (``_glimpsed``, until ``until``) or passing: until ``stop`` is on turn
+        (a play out of turn, 9901), or (no ``stop``) one play, the only answer short of a bomb
+        (``_ONLY_ANSWER``) or what was glimpsed, weighed by clashes or third copies."""
         o = self._obs[k]
         # before a play out of turn, clashes alone: that play judged in turn may show a third
         # copy the foul hid (seed 9608: a pass missed before it, lost to a seat taken as gone)
@@ -717,12 +695,9 @@ class Decoder:
     def _glimpsed(
         self, core: RulesCore, d: DealState, t0: float, until: float
     ) -> tuple[Observation, float] | None:
-        """The latest ``glimpse`` of the seat on turn in ``d`` in (``t0``, ``until``] whose
-        cards would beat the trick, and its cost: as glimpsed (0); one joker glimpsed on a pair
-        is that pair (seed 9506); failing those, a joker glimpsed is the other joker
-        (``GLIMPSE_JOKER_COST``; the camera's reading in ``extra['glimpsed']``). Game 47804
-        (paris): on N's SB, E's HR was glimpsed by one weak corner as SB, which beats nothing
-        there, and the three passes after it were judged out of turn."""
+        """The latest ``glimpse`` of the seat on turn in ``d`` in (``t0``, ``until``] that beats
+        the trick, and its cost: as glimpsed, a joker on a pair as the pair (9506), else a joker
+        as the other (``GLIMPSE_JOKER_COST``, game 47804; ``extra['glimpsed']`` the camera's)."""
         seat = d.turn
         seen = [g for g in reversed(self._glimpses) if g.seat == seat and t0 < g.t <= until]
         for other in (False, True):
@@ -739,15 +714,11 @@ class Decoder:
         return None
 
     def _reorder(self, idx: int) -> Iterator[Alt]:
-        """Time is a reading too: plays and passes of different seats seen within
-        ``REORDER_S`` may have come in either order (a play is reported when its cards settle,
-        a pass lamp at once). A beam (``REORDER_BEAM`` orders, fewest clashes then fewest
-        moves) runs the deal's last ``REORDER_SPAN`` observations again, each step taking the
-        next one as seen or one seen after it (``_moved``), taken back only past other seats'
-        plays and passes, past one play at most (two seats playing before a third's cards
-        settled is two plays out of turn more likely than one report that late: huaian seed 17
-        of tests/referee/test_sim_properties.py), and only to where the rules accept it. No
-        card is read otherwise."""
+        """Time is a reading too (a play is reported when its cards settle, a pass at once): a
+        beam (``REORDER_BEAM`` orders, fewest clashes then moves) over the deal's last
+        ``REORDER_SPAN`` observations, each step the next as seen or one seen after it
+        (``_moved``) taken back within ``REORDER_S`` past other seats' turns, one play at most
+        (huaian seed 17, tests/referee/test_sim_properties.py), where the rules accept it."""
         obs = self._obs
         start = self._deal_snap[0] + 1 if self._deal_snap is not None else 0
         b = max(start, idx - REORDER_SPAN + 1)
@@ -771,7 +742,7 @@ class Decoder:
         beam: list[tuple[int, int, tuple[int, ...], tuple[int, ...], RulesCore]]
         beam = [(0, 0, (), span, self._core_before(b))]
         for _ in span:
-            grown: list[tuple[int, int, tuple[int, ...], tuple[int, ...], RulesCore]] = []
+            grown = beam[:0]  # empty, of the same type
             for clashes, moves, placed, due, core in beam:
                 picks = [0] + [n for n in range(1, len(due)) if movable(due[n], due[:n])]
                 for m, n in enumerate(picks):
@@ -804,18 +775,14 @@ class Decoder:
 
     @staticmethod
     def _moved(o: Observation, t: float) -> Observation:
-        """``o`` taken back to time ``t``, before observations the camera saw first (``seen_at``:
-        when it was seen): a move, the edit of an observation's time."""
+        """A move: ``o`` taken back to time ``t`` (``seen_at``: when the camera saw it)."""
         return replace(o, t=t, extra={**o.extra, "seen_at": o.t})
 
     def _late_in_trick(self, idx: int, out: Sequence[Event]) -> Iterator[Alt]:
-        """Camera play ``idx`` holds what its seat played earlier this trick, reported late.
-        Where the seat's last play of the trick was put in for it in hindsight (``camera``
-        empty) and ``idx``, out of turn, repeats its cards, ``idx`` is that play (seed 9401: S's
-        SB reported 5.2 s after it landed), moved to its place and time, and the repeat goes.
-        Where it was a camera play, up to ``LATE_MAX`` of ``idx``'s cards may have been seen
-        only with ``idx`` (seed 9902: E's CK SK read SK, then E's H2 C2 read H2 C2 SK CK): they
-        move to it (``_to_earlier``)."""
+        """Camera play ``idx`` holds what its seat played earlier this trick, reported late: it
+        is the play put in for the seat in hindsight that it repeats, out of turn (a move, 9401);
+        or up to ``LATE_MAX`` of its cards belong to the seat's last camera play (9902: E's CK SK
+        read SK, then E's H2 C2 read H2 C2 SK CK; ``_to_earlier``)."""
         o, seat = self._obs[idx], self._obs[idx].seat
         if o.type != "played" or seat is None or not o.doubts:
             return
@@ -860,12 +827,11 @@ class Decoder:
         gain: int = HINDSIGHT_GAIN,
         counts: Counts = _clash,
     ) -> Iterator[Alt]:
-        """Cards move to an earlier play, one edit for every card seen late: play ``k`` read as
-        the camera read it with the cards of each of ``moves`` (in place of ``was``, cards the
-        camera read there anew) where that is legal, at ``MOVED_CARD_COST`` a card. ``late``:
-        the observation they came with. ``src``: its index, a later play of the seat, which is
-        then read without them, as it is or by a legal re-reading; none: the camera itself
-        said they belong to ``k`` (``amends``, ``was``), which stays a camera reading."""
+        """Cards moved to an earlier play: play ``k`` as the camera read it, with each of
+        ``moves`` (for ``was``, cards read there anew), at ``MOVED_CARD_COST`` a card. ``late``:
+        the observation they came with; ``src`` its index, a later play of the seat then read
+        without them (as is or re-read), where both are legal; no ``src``: the camera's own
+        (``amends``, ``was``), a camera reading the search judges."""
         ok, pos = self._obs[k], self._pos(k)
         seat = ok.seat
         cam = None if pos is None else self._effective[pos].data.get("camera")
@@ -903,12 +869,10 @@ class Decoder:
                 yield Alt(k, {k: [fix], src: [fix2]}, cost + c, f"{why}; then {why2}", gain, counts)
 
     def _gone(self, end: int | None = None) -> Iterator[Alt]:
-        """The table plays on without the seat on turn, or (``end``: the observation by which
-        the table ended the deal, a new deal or a clearing with a seat to answer) without a
-        team's players still in: each holds few cards by the count (``GONE_MAX_LEFT``), and its
-        last camera play, within ``GONE_WINDOW``, emptied its hand, the rest having gone down
-        unseen (court cards without an index, a pair read as one). At a deal's end a play
-        illegal as read is read again, its legal readings cheapest first."""
+        """The table plays on without the seat on turn, or ends the deal (observation ``end``)
+        without a team's players still in: each held at most ``GONE_MAX_LEFT`` cards by the count
+        and its last camera play, within ``GONE_WINDOW``, emptied its hand, the rest gone down
+        unseen (court cards, a pair read as one); at a deal's end, an illegal one re-read."""
         at = len(self._obs) if end is None else end
         d = (self._core if end is None else self._core_before(end))._live_deal()
         if d is None:
@@ -929,14 +893,9 @@ class Decoder:
         cleared = end is not None and self._obs[end].type == "trick_cleared"
         if sum(1 for x in self._obs[ks[0] + 1 :] if x.type in ("played", "pass")) > GONE_WINDOW:
             return
-        if (
-            cleared
-            and (  # the deal's last trick: cleared right after the play, nobody answering
-                any(o.type in ("pass", "played") for o in self._obs[ks[-1] + 1 : end])
-                or (legal[-1] and self._obs[ks[-1]].seat != d.owner)
-            )
-        ):
-            return
+        answered = any(o.type in ("pass", "played") for o in self._obs[ks[-1] + 1 : end])
+        if cleared and (answered or (legal[-1] and self._obs[ks[-1]].seat != d.owner)):
+            return  # a deal's last trick is cleared right after its last play, nobody answering
         options: list[list[tuple[Observation, float]]] = []
         for k, as_read in zip(ks, legal, strict=True):
             o = self._obs[k]
@@ -994,15 +953,11 @@ class Decoder:
         return self._publish_alt(Alt(min(fixes), fixes, 0.0, why, gain=0), obs.t) if fixes else []
 
     def _third_copy(self, idx: int) -> Iterator[Alt]:
-        """Camera play ``idx`` holds a third copy of a card X in the deal: which reading of X is
-        the misread? Each earlier camera play of the deal holding X (the latest first) is read
-        again from what the camera read there, like any suspect: its legal readings
-        (``_legal_readings``, with the copies the deal accounts for after it; the camera's own
-        first) with every copy too many of X gone. Such a reading is kept where X was a second
-        look's guess, not seen by the camera (seeds 9406, 9602), or where it costs
-        ``SWAP_MARGIN`` less than reading X otherwise here (this play's legal re-reading, else
-        X's cheapest runner-up or no card, ``EXTRA_CARD_COST``; seed 9802) and at most
-        ``SWAP_MAX_COST``; all are weighed by clashes or third copies."""
+        """Camera play ``idx`` holds a third copy of a card X: which reading of X is the misread?
+        Each earlier camera play of the deal holding X, latest first, is re-read from the
+        camera's reading (the camera's own first) without the copies too many, where X was a
+        look back's guess (9406, 9602) or the re-reading costs ``SWAP_MARGIN`` less than reading
+        X otherwise here, and at most ``SWAP_MAX_COST`` (9802)."""
         o, pos = self._obs[idx], self._pos(idx)
         seat = o.seat
         if seat is None or pos is None or self._effective[pos].data.get("unseen"):
@@ -1016,12 +971,8 @@ class Decoder:
             return
         found = reread(o.cards, o.doubts, lambda cs: before._legal(d, seat, cs), REREAD_BUDGET)
         ups = [(card, c) for card, a in o.doubts for y, c in a if y is not None]
-        here = {
-            x: min([EXTRA_CARD_COST, *(c for card, c in ups if card == x)])
-            if found is None
-            else found[1]
-            for x in dup
-        }
+        cheapest = {x: min([EXTRA_CARD_COST, *(c for card, c in ups if card == x)]) for x in dup}
+        here = cheapest if found is None else dict.fromkeys(dup, found[1])  # X read otherwise
         excess = {x: max(1, d.played.get(x, 0) + o.cards.count(x) - 2) for x in dup}
         deal = self._effective[pos].deal
         head = f"seen a third time this deal ({seat} played {_text(o.cards)} as read)"
@@ -1064,14 +1015,11 @@ class Decoder:
                 yield Alt(k, {k: [fix]}, cost, why, gain=0, counts=_strain)
 
     def _late_cards(self, obs: Observation) -> list[Event]:
-        """Cards of a seat's play the camera reported after it was judged: found in its zone
-        soon after with no hand near (``amends``: the play's time; the cards a second look took
-        for no card may be these: seed 9910), or lying there read anew (``was``: their earlier
-        readings; the seat's latest play this trick holding them). They move to that play
-        (``_to_earlier``), found late when the continuation clashes no more, read anew when it
-        has fewer clashes or third copies; an earlier play of the deal re-read with a new card
-        where the camera saw an old one (a bet on which copy was the misread) goes back to the
-        camera's reading with it (seed 9406). Otherwise a notice says why."""
+        """Cards of a judged play the camera reports late: found in the seat's zone with no hand
+        near (``amends``, 9910) or read anew (``was``). They move to that play (``_to_earlier``)
+        if the continuation clashes no more (read anew: fewer clashes or third copies), and an
+        earlier play re-read with the new card goes back to the camera's reading (9406).
+        Otherwise a notice says why."""
         seat = obs.seat
         assert seat is not None  # a ``played`` has a seat (parse_observation)
         old = [parse_card(c) for c in obs.extra.get("was", ())]
@@ -1104,10 +1052,8 @@ class Decoder:
                 cam, swaps = eq.data.get("camera"), list(zip(old, obs.cards, strict=True))
                 if eq.type != "play" or not cam:
                     continue  # the latest play that bet on a copy the camera read anew
-                have, seen = (
-                    Counter(map(parse_card, eq.data["cards"])),
-                    Counter(map(parse_card, cam)),
-                )
+                have = Counter(map(parse_card, eq.data["cards"]))
+                seen = Counter(map(parse_card, cam))
                 if any(have[b] > seen[b] and seen[a] > have[a] for a, b in swaps):
                     back = f"as the camera read it ({text} at t={obs.t:.1f})"
                     fix = self._fix(self._obs[kq], map(parse_card, cam), back, cam)
