@@ -230,6 +230,14 @@ def _without(cards: Sequence[Card], doubts: Doubts, gone: Iterable[Card]) -> tup
     return rest, left
 
 
+def _foul(e: Event, kind: str) -> bool:
+    return e.type == "foul" and e.data.get("kind") == kind
+
+
+def _noun(o: Observation) -> str:
+    return "play" if o.type == "played" else "pass"
+
+
 def _text(cards: Iterable[Card | str]) -> str:
     return " ".join(map(str, cards))
 
@@ -362,9 +370,7 @@ class Decoder:
             alts.append(self._gone(idx))
         # a third copy is re-read as it comes (``camera``) or flagged: which reading is wrong?
         third = any(
-            (e.type == "play" and "camera" in e.data)
-            or (e.type == "foul" and e.data.get("kind") == "duplicate_card")
-            for e in out
+            (e.type == "play" and "camera" in e.data) or _foul(e, "duplicate_card") for e in out
         )
         if third and obs.type == "played" and obs.doubts and obs.seat is not None:
             alts.append(self._third_copy(idx))
@@ -391,18 +397,14 @@ class Decoder:
                 eff = self._effective
                 beat = str(e.data.get("reason", "")).startswith("does not beat")
                 tops = (p for p in (range(i - 1, -1, -1) if beat else ()) if eff[p].type == "play")
-                top = next((p for p in tops if eff[p].data.get("legal")), None)
-                if (
-                    top is not None
-                    and eff[top].deal == e.deal
-                    and (
-                        len(eff[top].data["cards"]) < len(e.data["cards"])
-                        or any(c is None for c, _ in self._obs[self._origin[top]].doubts)
-                    )
-                    and self._last_camera_play(eff[top].data["seat"], e.deal, k) == top
-                ):
-                    out.append((self._origin[top], "top"))
-            elif e.type == "foul" and e.data.get("kind") == "out_of_turn":
+                q = next((p for p in tops if eff[p].data.get("legal")), None)
+                if q is not None and eff[q].deal == e.deal:
+                    short = len(eff[q].data["cards"]) < len(e.data["cards"])
+                    missed = any(c is None for c, _ in self._obs[self._origin[q]].doubts)
+                    last = self._last_camera_play(eff[q].data["seat"], e.deal, k)
+                    if (short or missed) and last == q:
+                        out.append((self._origin[q], "top"))
+            elif _foul(e, "out_of_turn"):
                 out.append((k, "unseen"))
             elif e.type == "play" and "camera" in e.data and "reread" not in self._obs[k].extra:
                 out.append((k, "as read"))
@@ -759,17 +761,13 @@ class Decoder:
             fixes: dict[int, list[Observation]] = {}
             texts = []
             for n, r in enumerate(order):
-                past = sorted(x for x in order[n + 1 :] if x < r)  # now after it, seen before
-                fixes[b + n] = [self._moved(obs[r], obs[past[0]].t) if past else obs[r]]
+                o, past = obs[r], sorted(x for x in order[n + 1 :] if x < r)  # now after it
+                fixes[b + n] = [self._moved(o, obs[past[0]].t) if past else o]
                 if past:
-                    o = obs[r]
                     what = f"playing {_text(o.cards)}" if o.type == "played" else "passing"
-                    before = ", ".join(
-                        f"{obs[x].seat}'s {'play' if obs[x].type == 'played' else 'pass'} at "
-                        f"t={obs[x].t:g}"
-                        for x in past
-                    )
-                    texts.append(f"{o.seat} {what} (seen at t={o.t:g}) before {before}")
+                    turns = [obs[x] for x in past]
+                    said = [f"{p.seat}'s {_noun(p)} at t={p.t:g}" for p in turns]
+                    texts.append(f"{o.seat} {what} (seen at t={o.t:g}) before {', '.join(said)}")
             why = "; ".join(texts) + ": the camera reports a play when its cards have settled"
             yield Alt(b, fixes, REORDER_COST * len(texts), why)
 
@@ -790,18 +788,12 @@ class Decoder:
         k = None if i is None else self._origin[i]
         if i is None or k is None or any(x.type == "trick_cleared" for x in self._obs[k + 1 : idx]):
             return
-        ok = self._obs[k]
-        if (
-            self._effective[i].data.get("camera") == []
-            and Counter(ok.cards) == Counter(o.cards)
-            and any(
-                e.type == "foul" and e.data.get("kind") == "out_of_turn" and e.data["seat"] == seat
-                for e in out
-            )
-        ):
+        ok, put = self._obs[k], self._effective[i].data
+        barred = any(_foul(e, "out_of_turn") and e.data["seat"] == seat for e in out)
+        if put.get("camera") == [] and Counter(ok.cards) == Counter(o.cards) and barred:
             why = (
                 f"{seat}'s {_text(o.cards)} seen at t={o.t:g} is its play taken in hindsight "
-                f"at t={ok.t:g} ({self._effective[i].data.get('reread')}), reported "
+                f"at t={ok.t:g} ({put.get('reread')}), reported "
                 "late: the camera reports a play when its cards have settled"
             )
             yield Alt(k, {k: [self._moved(o, ok.t)], idx: []}, 0.0, why, gain=0)
@@ -907,16 +899,15 @@ class Decoder:
                     return
                 readings = self._legal_readings(before, bd, o.seat, o)
             opts = []
+            pre = f"{o.extra['reread']}; then " if "reread" in o.extra else ""
             for cs, cost, changes in readings:
                 why = (
-                    f"{o.seat} still held {d.counts[str(o.seat)]} cards by the count after the "
-                    f"camera's {_text(o.extra.get('camera', o.cards))}, and the table "
+                    f"{pre}{o.seat} still held {d.counts[str(o.seat)]} cards by the count after "
+                    f"the camera's {_text(o.extra.get('camera', o.cards))}, and the table "
                     f"{'played on' if end is None else 'ended the deal'} as if {o.seat} had gone "
                     f"out: {_how(cs, cost, changes) + '; ' if changes else ''}taken as "
                     f"{o.seat}'s last play, the rest having gone down unseen"
                 )
-                if "reread" in o.extra:
-                    why = f"{o.extra['reread']}; then {why}"
                 keep = o.doubts if as_read else ()
                 opts.append((self._fix(o, cs, why, doubts=keep, rest_unseen=True), cost))
             if not opts:
