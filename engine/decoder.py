@@ -61,7 +61,6 @@ from engine.cards import BIG_JOKER, DISTINCT, SMALL_JOKER, Card, parse_card, sor
 from engine.deal import TEAMS, DealState, TableState, third_copies
 from engine.events import Event
 from engine.observations import CAMERA_SOURCE, Observation, amended, dump_observation, reread_of
-from engine.profiles import Profile
 
 __all__ = ["COSTS", "Cost", "Window", "Decoder", "RulesCore", "reread"]
 __all__ += ["REREAD_BUDGET", "REREAD_BUDGET_IMPOSSIBLE", "HINDSIGHT_WINDOW"]
@@ -314,10 +313,8 @@ def _readings(cards: Sequence[Card], doubts: Doubts, budget: float) -> Iterator[
                 new.remove(card)
             if alt is not None:
                 new.append(alt)
-            if card is None:
-                changes.append(f"{alt} not seen")
-            else:
-                changes.append(f"{alt} for {card}" if alt is not None else f"no card for {card}")
+            what = "not seen" if card is None else f"for {card}"  # a missed card is some card
+            changes.append(f"{alt} {what}" if alt is not None else f"no card {what}")
         yield new, c, changes
 
 
@@ -326,7 +323,6 @@ class Decoder:
     read and whose ``_rewrite`` publishes what they change (the module's docstring)."""
 
     #: the referee's log this decoder reads (engine/referee.py ``Referee``)
-    profile: Profile
     _core: RulesCore
     _obs: list[Observation]
     _effective: list[Event]
@@ -615,14 +611,9 @@ class Decoder:
         """Where a play the camera did not count may lie (``_put_in``): when camera play ``idx``
         leads after a clearing by the seat on turn, after the cleared trick's top or any pass
         since (9909; issue 41); and after a glimpse of the seat on turn now (9501)."""
-        o = self._obs[idx]
-        c = next((j for j in range(idx - 1, -1, -1) if self._obs[j].type in _TURN_OBS), None)
-        if (
-            o.type == "played"
-            and o.doubts
-            and c is not None
-            and self._obs[c].type == "trick_cleared"
-        ):
+        obs = self._obs
+        o, c = obs[idx], next((j for j in range(idx - 1, -1, -1) if obs[j].type in _TURN_OBS), None)
+        if c is not None and o.type == "played" and o.doubts and obs[c].type == "trick_cleared":
             d = self._core_before(c)._live_deal()
             top = None if d is None or d.owner is None else self._last_play(d.owner, d.number, c)
             if d is not None and top is not None and d.turn == o.seat:
