@@ -121,6 +121,7 @@ CLASH_COST: Final = Cost(10.0, "the rules' cost of a clash: the table's continua
 THIRD_COPY_COST: Final = Cost(3.0, "the rules' cost of a card seen a third time: one misread card")
 UNSEEN_COST: Final = Cost(2.0, "a pass or play the camera missed: likelier than a card missed")
 GONE_CARD_COST: Final = Cost(3.0, "each card a seat taken as gone out held by the count: missed")
+# ... less UNSEEN_COST for each pass put in for that seat since, which a seat gone out never took
 TIE_COST: Final = Cost(0.5, "a tie, which the earliest change wins: later clashes may be echoes")
 REORDER_COST: Final = Cost(0.5, "each turn taken back past another seat's: a late report is common")
 GLIMPSE_JOKER_COST: Final = Cost(1.0, "a joker glimpsed by one weak corner was the other joker")
@@ -855,7 +856,12 @@ class Decoder:
         """The table plays on without the seat on turn, or ends the deal (observation ``end``)
         without a team's players still in: each held at most ``GONE_MAX_LEFT`` cards by the count
         and its last camera play, within ``GONE_WINDOW``, emptied its hand, the rest gone down
-        unseen (court cards, a pair read as one); at a deal's end, an illegal one re-read."""
+        unseen (court cards, a pair read as one); at a deal's end, an illegal one re-read. The
+        passes put in for them since go (a seat out takes no turns), ``UNSEEN_COST`` each given
+        back: weighed against all the unseen passes it replaces, not the next one alone, each
+        silent turn makes a seat's going out likelier (by one card, at the second; game 47904:
+        one at a time, 2 < 3 nats, four passes were put in for W, out with a card of its bomb
+        missed, and the deal's order came out wrong)."""
         at = len(self._obs) if end is None else end
         d = (self._core if end is None else self._core_before(end))._live_deal()
         if d is None:
@@ -879,6 +885,13 @@ class Decoder:
         answered = any(o.type in ("pass", "played") for o in self._obs[ks[-1] + 1 : end])
         if cleared and (answered or (legal[-1] and self._obs[ks[-1]].seat != d.owner)):
             return  # a deal's last trick is cleared right after its last play, nobody answering
+        # the passes put in for these seats since (``_put_in``) go, their cost given back
+        last = {self._obs[k].seat: k for k in ks}
+        put = [
+            j
+            for j, x in enumerate(self._obs[ks[0] + 1 : at], ks[0] + 1)
+            if x.type == "pass" and x.extra.get("unseen") and last.get(x.seat, j) < j
+        ]
         options: list[list[tuple[Observation, float]]] = []
         for k, as_read in zip(ks, legal, strict=True):
             o = self._obs[k]
@@ -905,13 +918,15 @@ class Decoder:
                 return
             options.append(opts)
         gain, counts = (HINDSIGHT_GAIN, _clash) if end is None else (1, _deal_over_signal)
+        n = len(put)
+        dropped = f"; {'a pass' if n == 1 else f'{n} passes'} put in since taken back" if n else ""
         for combo in product(*options):
             fixes = {k: [fix] for k, (fix, _) in zip(ks, combo, strict=True)}
             gone = [(x[0], self._obs[k], cleared) for k, x in fixes.items()]
             then = (lambda g=gone: self._gone_fixes.extend(g)) if end is None or cleared else None
-            why = "; ".join(str(f[0].extra["reread"]) for f in fixes.values())
-            cost = GONE_CARD_COST * best[0] + sum(c for _, c in combo)
-            yield Alt(ks[0], fixes, cost, why, gain, counts, then)
+            why = "; ".join(str(f[0].extra["reread"]) for f in fixes.values()) + dropped
+            cost = GONE_CARD_COST * best[0] - UNSEEN_COST * len(put) + sum(c for _, c in combo)
+            yield Alt(ks[0], {**fixes, **{j: [] for j in put}}, cost, why, gain, counts, then)
 
     def _undo_gone(self, obs: Observation, out: Sequence[Event]) -> list[Event] | None:
         """A seat taken as gone out unseen plays or passes again (``obs``), or the table plays on
