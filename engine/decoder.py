@@ -20,7 +20,9 @@ An edit is one of four kinds, each proposed where a kind of camera error may lie
 * *re-read* a play (``_fix``; what the camera read stays in ``camera``, why in ``reread``): a
   suspect by its legal readings, or a trick's top made illegal by a card maybe missed
   (``_reread_at``); the earlier reading of a card seen a third time (``_third_copy``); a seat's
-  last plays as emptying its hand, the rest gone down unseen (``_gone``; ``_undo_gone``);
+  last plays as emptying its hand, the rest gone down unseen (``_gone``; ``_undo_gone``); a
+  seat's bombs or illegal plays with a card missed, where it says it holds fewer cards than the
+  count (``_count_short``);
 * *insert* turns the camera missed, passes or plays glimpsed or the only answer short of a bomb
   (``_put_in``, where ``_window`` or ``_unseen`` say they may lie);
 * *move* an observation back before others reported first (``_moved``): ``_reorder``, a beam over
@@ -122,6 +124,8 @@ THIRD_COPY_COST: Final = Cost(3.0, "the rules' cost of a card seen a third time:
 UNSEEN_COST: Final = Cost(2.0, "a pass or play the camera missed: likelier than a card missed")
 GONE_CARD_COST: Final = Cost(3.0, "each card a seat taken as gone out held by the count: missed")
 # ... less UNSEEN_COST for each pass put in for that seat since, which a seat gone out never took
+COUNT_SHORT_MAX: Final = Window(2, "cards a seat reports fewer than the count, sought as missed")
+COUNT_SHORT_GAIN: Final = Window(2, "short reports a missed card must mend: one may be a misreport")
 TIE_COST: Final = Cost(0.5, "a tie, which the earliest change wins: later clashes may be echoes")
 REORDER_COST: Final = Cost(0.5, "each turn taken back past another seat's: a late report is common")
 GLIMPSE_JOKER_COST: Final = Cost(1.0, "a joker glimpsed by one weak corner was the other joker")
@@ -205,6 +209,11 @@ def _clash(etype: str, data: Mapping[str, Any]) -> bool:
 def _strain(etype: str, data: Mapping[str, Any]) -> bool:
     """A clash (``_clash``), or a card seen a third time in the deal."""
     return _clash(etype, data) or (etype == "foul" and data.get("kind") == "duplicate_card")
+
+
+def _miscount(etype: str, data: Mapping[str, Any]) -> bool:
+    """A seat's spoken count that is not the referee's (a warning or a foul)."""
+    return etype in ("warning", "foul") and data.get("kind") == "card_count"
 
 
 def _deal_over_signal(etype: str, data: Mapping[str, Any]) -> bool:
@@ -365,6 +374,8 @@ class Decoder:
             alts += [self._late_in_trick(idx, out), self._unseen(idx), self._gone()]
         if any(_deal_over_signal(e.type, e.data) for e in out):
             alts.append(self._gone(idx))
+        if obs.type == "count_report" and any(_miscount(e.type, e.data) for e in out):
+            alts.append(self._count_short(idx))
         # a third copy is re-read as it comes (``camera``) or flagged: which reading is wrong?
         third = any(
             (e.type == "play" and "camera" in e.data) or _foul(e, "duplicate_card") for e in out
@@ -927,6 +938,59 @@ class Decoder:
             why = "; ".join(str(f[0].extra["reread"]) for f in fixes.values()) + dropped
             cost = GONE_CARD_COST * best[0] - UNSEEN_COST * len(put) + sum(c for _, c in combo)
             yield Alt(ks[0], {**fixes, **{j: [] for j in put}}, cost, why, gain, counts, then)
+
+    def _count_short(self, idx: int) -> Iterator[Alt]:
+        """A seat reports (observation ``idx``) up to ``COUNT_SHORT_MAX`` cards fewer than the
+        count: as many of its camera plays this deal had a card the camera missed, each at its
+        reading's cost where the rules accept it there (``_legal_readings``): a play read as three
+        or more of one rank a copy of that rank (a bomb's fan, one index under another;
+        ``_missed_cards``' first guess), a play illegal as read any card (seed 9650). Admitted
+        when ``COUNT_SHORT_GAIN`` short reports then agree with the count; not where the seat
+        played out of turn this deal (the cards taken back may be the ones short, seed 7105).
+        Without it the seat keeps a card it never held: its true counts are fouls, its going out
+        is missed (issue 41: five-card bombs read as four on rendered games, as in game 47904,
+        plastic HK DK SK DK, proc-serif SJ SJ DJ CJ DJ)."""
+        o, d = self._obs[idx], self._core._live_deal()
+        seat = o.seat
+        if d is None or seat is None or not 0 < d.counts[seat] - o.count <= COUNT_SHORT_MAX:
+            return
+        mine = [
+            (e, k)
+            for e, k in zip(self._effective, self._origin, strict=True)
+            if e.deal == d.number and e.data.get("seat") == seat
+        ]
+        if any(_foul(e, "out_of_turn") and e.data.get("cards") for e, _ in mine):
+            return  # cards taken back from a play out of turn: the count is not the hand's
+        options: list[tuple[int, Observation, float]] = []
+        for e, k in mine:
+            ok = self._obs[k]
+            ranks = {c.rank for c in ok.cards}
+            if e.type != "play" or e.data.get("unseen"):
+                continue
+            fan, illegal = len(ok.cards) >= 3 and len(ranks) == 1, e.data.get("legal") is False
+            if not (fan or illegal) or not ok.doubts:
+                continue
+            at = self._on_turn(k, seat)
+            if at is None:
+                continue
+            before, bd = at
+            later = self._played_after(k, d.number)
+            for cards, cost, changes in self._legal_readings(before, bd, seat, ok, later):
+                added = Counter(cards) - Counter(ok.cards)
+                one = len(cards) == len(ok.cards) + 1 and not Counter(ok.cards) - Counter(cards)
+                if one and (illegal or {c.rank for c in added} == ranks):
+                    why = (
+                        f"{seat} reported {o.count} cards at t={o.t:g}, {d.counts[seat]} by the "
+                        f"count: its {_text(ok.cards)} {_how(cards, cost, changes)}, a card the "
+                        f"camera missed {'in the fan' if fan else 'there'}"
+                    )
+                    options.append((k, self._fix(ok, cards, why, ok.cards), cost))
+        for combo in combinations(options, d.counts[seat] - o.count):
+            fixes = {k: [fix] for k, fix, _ in combo}
+            if len(fixes) == len(combo):
+                why = "; ".join(str(fix.extra["reread"]) for _, fix, _ in combo)
+                cost = sum(c for _, _, c in combo)
+                yield Alt(min(fixes), fixes, cost, why, COUNT_SHORT_GAIN, _miscount)
 
     def _undo_gone(self, obs: Observation, out: Sequence[Event]) -> list[Event] | None:
         """A seat taken as gone out unseen plays or passes again (``obs``), or the table plays on
