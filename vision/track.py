@@ -672,13 +672,20 @@ def _fan_middles(index_of: Sequence[tuple[str, np.ndarray]]) -> list[np.ndarray]
             for j, (_, q) in enumerate(index_of)
             if j != i and lo <= float(np.hypot(*(q - p))) <= hi
         ]
-        if any(
-            float(a @ b) < 0
-            and abs(float(a[0] * b[1] - a[1] * b[0])) / float(np.hypot(*(a - b))) < FAN_LINE_MM
-            for a, b in itertools.combinations(steps, 2)
-        ):
+        if _either_side(steps):
             out.append(p)
     return out
+
+
+def _either_side(offsets: Sequence[np.ndarray]) -> bool:
+    """Whether two of ``offsets`` (other indices, less a corner's own place) lie on either side
+    of the corner, within ``FAN_LINE_MM`` of the line between them: the corner lies in their
+    row (``_fan_middles``, ``_straddlers``)."""
+    return any(
+        float(a @ b) < 0
+        and abs(float(a[0] * b[1] - a[1] * b[0])) / float(np.hypot(*(a - b))) < FAN_LINE_MM
+        for a, b in itertools.combinations(offsets, 2)
+    )
 
 
 def _maybe_readings(label: str, cost: float, alts: Alts) -> Alts:
@@ -714,11 +721,7 @@ def _straddlers(index_of: Sequence[tuple[str, np.ndarray]], same_mm: float) -> s
             and 0 < (d := float(np.hypot(*(q - p)))) < lo
             and not (other == label and d < same_mm)
         ]
-        if any(
-            float(a @ b) < 0
-            and abs(float(a[0] * b[1] - a[1] * b[0])) / float(np.hypot(*(a - b))) < FAN_LINE_MM
-            for a, b in itertools.combinations(near, 2)
-        ):
+        if _either_side(near):
             out.add(i)
     return out
 
