@@ -245,12 +245,18 @@ def _court_row(
 
 def _read(reader: Any, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The corner boxes of a frame and the classifier's probabilities (its sure "none"
-    corners dropped), as enrolment reads them."""
+    corners dropped), as enrolment reads them: one box per corner index (``one_per_corner``;
+    without it a paris clubs frame, seed 548400, 2026-12-05, gave one C4 index two boxes and
+    the other two overlapping ones, four where one card shows two, and was refused as both
+    decks' cards, a frame `vision enrol` took)."""
     from vision.crops import NONE_CLASS
+    from vision.enrol import one_per_corner
 
     names = list(reader.class_names)
     boxes, scores = reader.corners(image)
-    boxes = boxes[scores >= reader.conf]
+    sure = scores >= reader.conf
+    boxes, scores = boxes[sure], scores[sure]
+    boxes = boxes[one_per_corner(boxes, scores)]
     if not len(boxes):
         return boxes, np.zeros((0, len(names)), np.float32)
     probs, _ = reader.classify_with_features(image, boxes, rotations=4)

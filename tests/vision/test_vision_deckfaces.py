@@ -191,3 +191,27 @@ def test_court_frames_give_an_index_less_decks_court_cards(tmp_path: Path, reade
     with pytest.raises(DeckFacesError):
         write_deck(bad, tmp_path / "bad", "guyenne")
     assert not (tmp_path / "bad").exists()
+
+
+def test_a_corner_index_boxed_twice_is_no_second_deck(frames: dict[str, Path], reader) -> None:  # type: ignore[no-untyped-def]
+    """A thin index found at two scales can overlap itself under the detector's NMS (a paris
+    clubs frame, seed 548400: one C4 index boxed twice, four boxes where one card shows two),
+    and the frame was refused as holding both decks' cards. `vision enrol` keeps one box per
+    corner index (``one_per_corner``); the deck's faces are read the same way now: every corner
+    boxed twice over, the deck is still cut whole, with no problem named."""
+
+    class Twice:
+        def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+            self.inner = inner
+
+        def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+            return getattr(self.inner, name)
+
+        def corners(self, image: np.ndarray):  # type: ignore[no-untyped-def]
+            boxes, scores = self.inner.corners(image)
+            again = boxes + np.array([1.0, 1.0, -1.0, -1.0], np.float32)
+            return np.concatenate([boxes, again]), np.concatenate([scores, scores * 0.99])
+
+    shots = [(cv2.imread(str(frames[k])), k) for k in "SHCDJ"]
+    got = deck_from_enrolment(Twice(reader), shots)
+    assert got.problems == [] and len(got.faces) == 54
