@@ -21,8 +21,8 @@ An edit is one of four kinds, each proposed where a kind of camera error may lie
   suspect by its legal readings, or a trick's top made illegal by a card maybe missed
   (``_reread_at``); the earlier reading of a card seen a third time (``_third_copy``); a seat's
   last plays as emptying its hand, the rest gone down unseen (``_gone``; ``_undo_gone``); a
-  seat's bombs or illegal plays with a card missed, where it says it holds fewer cards than the
-  count (``_count_short``);
+  seat's bombs or illegal plays with a card missed, or its bombs or plays with a doubted card
+  without it, where it says it holds fewer or more cards than the count (``_count_off``);
 * *insert* turns the camera missed, passes or plays glimpsed or the only answer short of a bomb
   (``_put_in``, where ``_window`` or ``_unseen`` say they may lie);
 * *move* an observation back before others reported first (``_moved``): ``_reorder``, a beam over
@@ -124,8 +124,8 @@ THIRD_COPY_COST: Final = Cost(3.0, "the rules' cost of a card seen a third time:
 UNSEEN_COST: Final = Cost(2.0, "a pass or play the camera missed: likelier than a card missed")
 GONE_CARD_COST: Final = Cost(3.0, "each card a seat taken as gone out held by the count: missed")
 # ... less UNSEEN_COST for each pass put in for that seat since, which a seat gone out never took
-COUNT_SHORT_MAX: Final = Window(2, "cards a seat reports fewer than the count, sought as missed")
-COUNT_SHORT_GAIN: Final = Window(2, "short reports a missed card must mend: one may be a misreport")
+COUNT_OFF_MAX: Final = Window(2, "cards a seat reports fewer or more than the count, sought")
+COUNT_OFF_GAIN: Final = Window(2, "reports a card missed or not there must mend: one may be wrong")
 TIE_COST: Final = Cost(0.5, "a tie, which the earliest change wins: later clashes may be echoes")
 REORDER_COST: Final = Cost(0.5, "each turn taken back past another seat's: a late report is common")
 GLIMPSE_JOKER_COST: Final = Cost(1.0, "a joker glimpsed by one weak corner was the other joker")
@@ -375,7 +375,7 @@ class Decoder:
         if any(_deal_over_signal(e.type, e.data) for e in out):
             alts.append(self._gone(idx))
         if obs.type == "count_report" and any(_miscount(e.type, e.data) for e in out):
-            alts.append(self._count_short(idx))
+            alts.append(self._count_off(idx))
         # a third copy is re-read as it comes (``camera``) or flagged: which reading is wrong?
         third = any(
             (e.type == "play" and "camera" in e.data) or _foul(e, "duplicate_card") for e in out
@@ -939,20 +939,23 @@ class Decoder:
             cost = GONE_CARD_COST * best[0] - UNSEEN_COST * len(put) + sum(c for _, c in combo)
             yield Alt(ks[0], {**fixes, **{j: [] for j in put}}, cost, why, gain, counts, then)
 
-    def _count_short(self, idx: int) -> Iterator[Alt]:
-        """A seat reports (observation ``idx``) up to ``COUNT_SHORT_MAX`` cards fewer than the
-        count: as many of its camera plays this deal had a card the camera missed, each at its
-        reading's cost where the rules accept it there (``_legal_readings``): a play read as three
-        or more of one rank a copy of that rank (a bomb's fan, one index under another;
-        ``_missed_cards``' first guess), a play illegal as read any card (seed 9650). Admitted
-        when ``COUNT_SHORT_GAIN`` short reports then agree with the count; not where the seat
-        played out of turn this deal (the cards taken back may be the ones short, seed 7105).
-        Without it the seat keeps a card it never held: its true counts are fouls, its going out
-        is missed (issue 41: five-card bombs read as four on rendered games, as in game 47904,
-        plastic HK DK SK DK, proc-serif SJ SJ DJ CJ DJ)."""
+    def _count_off(self, idx: int) -> Iterator[Alt]:
+        """A seat reports (observation ``idx``) up to ``COUNT_OFF_MAX`` cards fewer or more than
+        the count: as many of its camera plays this deal had a card the camera missed, or one it
+        saw that was not there, each at its reading's cost where the rules accept it there
+        (``_legal_readings``). Missed: in a play read as three or more of one rank a copy of that
+        rank (a bomb's fan, one index under another; ``_missed_cards``' first guess), in a play
+        illegal as read any card (seed 9650). Not there: in such a fan a copy of its rank, or a
+        card the camera itself doubted as no card (a ghost index beside a play). Admitted when
+        ``COUNT_OFF_GAIN`` reports then agree with the count; not where the seat played out of
+        turn this deal (the cards taken back may be the ones off, seed 7105). Without it the
+        seat keeps a card it never held or lacks one it holds: its true counts are fouls, its
+        going out missed or taken too soon (issue 41: five-card bombs read as four on rendered
+        games, as in game 47904, plastic HK DK SK DK, proc-serif SJ SJ DJ CJ DJ)."""
         o, d = self._obs[idx], self._core._live_deal()
         seat = o.seat
-        if d is None or seat is None or not 0 < d.counts[seat] - o.count <= COUNT_SHORT_MAX:
+        off = 0 if d is None or seat is None else d.counts[seat] - o.count  # > 0: cards missed
+        if d is None or seat is None or not 0 < abs(off) <= COUNT_OFF_MAX:
             return
         mine = [
             (e, k)
@@ -968,7 +971,8 @@ class Decoder:
             if e.type != "play" or e.data.get("unseen"):
                 continue
             fan, illegal = len(ok.cards) >= 3 and len(ranks) == 1, e.data.get("legal") is False
-            if not (fan or illegal) or not ok.doubts:
+            ghosts = {c for c, alts in ok.doubts if off < 0 and any(a is None for a, _ in alts)}
+            if not (fan or (illegal if off > 0 else ghosts)) or not ok.doubts:
                 continue
             at = self._on_turn(k, seat)
             if at is None:
@@ -976,21 +980,29 @@ class Decoder:
             before, bd = at
             later = self._played_after(k, d.number)
             for cards, cost, changes in self._legal_readings(before, bd, seat, ok, later):
-                added = Counter(cards) - Counter(ok.cards)
-                one = len(cards) == len(ok.cards) + 1 and not Counter(ok.cards) - Counter(cards)
-                if one and (illegal or {c.rank for c in added} == ranks):
+                more, fewer = Counter(cards) - Counter(ok.cards), Counter(ok.cards) - Counter(cards)
+                one, other = (more, fewer) if off > 0 else (fewer, more)
+                if one.total() != 1 or other:
+                    continue
+                named = illegal if off > 0 else set(one) <= ghosts
+                if named or fan and {c.rank for c in one} == ranks:
+                    place = "in the fan" if fan else "there"
+                    what = f"missed {place}" if off > 0 else f"saw {place} that was not there"
                     why = (
                         f"{seat} reported {o.count} cards at t={o.t:g}, {d.counts[seat]} by the "
                         f"count: its {_text(ok.cards)} {_how(cards, cost, changes)}, a card the "
-                        f"camera missed {'in the fan' if fan else 'there'}"
+                        f"camera {what}"
                     )
                     options.append((k, self._fix(ok, cards, why, ok.cards), cost))
-        for combo in combinations(options, d.counts[seat] - o.count):
+        # the seat's own reports: another's wrong one is no evidence here (a scan's seed 30: S's
+        # and N's each once, N's ghost pair re-read, a look back on its reading made illegal)
+        counts = lambda t, x: _miscount(t, x) and x.get("seat") == seat  # noqa: E731
+        for combo in combinations(options, abs(off)):
             fixes = {k: [fix] for k, fix, _ in combo}
             if len(fixes) == len(combo):
                 why = "; ".join(str(fix.extra["reread"]) for _, fix, _ in combo)
                 cost = sum(c for _, _, c in combo)
-                yield Alt(min(fixes), fixes, cost, why, COUNT_SHORT_GAIN, _miscount)
+                yield Alt(min(fixes), fixes, cost, why, COUNT_OFF_GAIN, counts)
 
     def _undo_gone(self, obs: Observation, out: Sequence[Event]) -> list[Event] | None:
         """A seat taken as gone out unseen plays or passes again (``obs``), or the table plays on

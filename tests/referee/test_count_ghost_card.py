@@ -1,0 +1,78 @@
+"""A play the camera read with a card too many, shown by the seat's spoken counts (engine/decoder.py
+``_count_off``; issue 41): a ghost index beside a fan, or one card counted twice in a bomb, leaves
+the seat by the count a card short of its hand: its true counts are judged wrong, and it is taken
+as out with cards still to play."""
+
+from __future__ import annotations
+
+from engine.deal import effective_events, fold
+from tests.referee.helpers import Table
+from tests.referee.test_gone_after_unseen_passes import cam
+
+
+def w_leads(t: Table, *plays: tuple[str, list[object]]) -> None:
+    """W leads four straights and ``plays`` (cards as read, doubts), the others passing each
+    time."""
+    t.do("deal_start", first_leader="W")
+    for play in ("S3 H4 C5 D6 S7", "H3 C4 D5 S6 H7", "C8 D9 ST HJ CQ", "H9 CT DJ SQ HK"):
+        cam(t, "W", play)
+        for s in "SEN":
+            t.pass_(s)
+    for cards, doubts in plays:
+        t.do("played", seat="W", cards=cards.split(), doubts=doubts)
+        for s in "SEN":
+            t.pass_(s)
+    assert t.deal.turn == "W"
+
+
+def w_plays_out(t: Table, *plays: str) -> None:
+    """W leads ``plays``, the others passing, the last going out."""
+    for n, play in enumerate(plays, 1):
+        cam(t, "W", play)
+        for s in "SEN" if n < len(plays) else "":
+            t.pass_(s)
+
+
+def test_two_counts_over_find_the_ghost_card_the_camera_named() -> None:
+    """W leads C3, read C3 D3 (a pair; the D3 doubted as no card there, a ghost beside it): W
+    holds HA DA, one card by the count. W says "two cards" twice: once may be a misreport (a
+    warning stands), twice is the camera's ghost: C3 D3 is re-read C3, the warning goes, and W
+    goes out with its second card, not after its first."""
+    t = Table()
+    w_leads(t, ("S8 S8 D8 D8", []), ("C3 D3", [{"card": "D3", "or": [[None, 1.2]]}]))
+    assert t.deal.counts["W"] == 1
+    t.do("count_report", seat="W", count=2)
+    assert [e["kind"] for e in t.ref.events if e.type == "warning"] == ["card_count"]
+    assert not [e for e in t.ref.events if e.type == "correction"]
+    t.do("count_report", seat="W", count=2)
+    (fix,) = [e for e in t.ref.events if e.type == "correction"]
+    assert "W reported 2 cards" in fix["reason"] and "not there" in fix["reason"]
+    w_plays_out(t, "HA", "DA")
+    events = effective_events(t.ref.events)
+    assert not [e for e in events if e.type in ("warning", "foul")]
+    (three,) = [e for e in events if e.type == "play" and "C3" in e["cards"]]
+    assert three["cards"] == ["C3"] and three["camera"] == ["C3", "D3"]
+    assert [e["seat"] for e in events if e.type == "seat_out"] == ["W"]
+    assert t.deal.counts["W"] == 0 and t.deal.turn == "S"
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_two_counts_over_find_a_copy_too_many_in_a_bomb_s_fan() -> None:
+    """W's bomb S8 S8 D8 D8 read S8 S8 D8 D8 H8 (a five-card bomb; no doubt names the H8 as no
+    card): W holds C3 HA DA, two by the count. Two reports of three: the copy too many is sought
+    in the fan, at the cost of a card seen that was not there, and W goes out with DA."""
+    t = Table()
+    w_leads(t, ("S8 S8 D8 D8 H8", [{"card": "H8", "or": [["H9", 4.0]]}]))
+    assert t.deal.counts["W"] == 2
+    for _ in range(2):
+        t.do("count_report", seat="W", count=3)
+    (fix,) = [e for e in t.ref.events if e.type == "correction"]
+    assert "in the fan" in fix["reason"]
+    w_plays_out(t, "C3", "HA", "DA")
+    events = effective_events(t.ref.events)
+    assert not [e for e in events if e.type in ("warning", "foul")]
+    (bomb,) = [e for e in events if e.type == "play" and e["cards"].count("S8") == 2]
+    assert sorted(bomb["cards"]) == ["D8", "D8", "S8", "S8"]
+    assert [e["seat"] for e in events if e.type == "seat_out"] == ["W"]
+    assert t.deal.counts["W"] == 0 and t.deal.turn == "S"
+    assert fold(t.ref.events, t.profile) == t.ref.state
