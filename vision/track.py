@@ -55,6 +55,10 @@ A ``weak`` detection (a joker the corner stage scored under its floor, ``vision.
 counts only paired with the card's other corner: a ghost joker in a court card's picture seldom
 comes with a second one a card's diagonal away. A detection marked ``whole`` (a court card read
 by its picture, vision/faces.py) is one card by itself, never a corner of a pair.
+A weak joker corner, or any corner under the floor, left single and counted by no rule above,
+is no card; seen in a seat's play zone for ``GLIMPSE_LOOKS`` looks in a row it is told as a
+``glimpse`` (``Tracker.glimpses``), which the decoder uses only for a turn the table played on as
+taken.
 
 Doubts: each detection carries the classifier's runner-up readings (``vision.detector``
 ``Detection.alts``); a card seen by one corner index also gets "no card there" as a runner-up
@@ -437,9 +441,15 @@ def _with_none(card: SeenCard, cost: float) -> SeenCard:
     return card if alts is card.alts else replace(card, alts=alts[:4])
 
 
-#: looks in a row that must glimpse a joker by one weak corner in a seat's play zone before it is
-#: told to the referee as a ``glimpse`` (``Tracker.glimpses``)
+#: looks in a row that must glimpse a joker by one weak corner (or a card by one corner under the
+#: floor) in a seat's play zone before it is told to the referee as a ``glimpse``
+#: (``Tracker.glimpses``)
 GLIMPSE_LOOKS = 2
+#: A corner under the floor is glimpsed (``Tracker._lone_glimpses``) only when the classifier puts
+#: "no card there" at least this many nats dearer than its reading: game 48404's SQ (paris,
+#: adapted) had no "none" within 3.6 nats; a ghost D7 in the print of a fan's lower H9 (the
+#: shipped detector on tigullio, tests/track/test_pipeline_video.py) had it at 0.84-0.96
+GLIMPSE_NONE_MIN = 2.0
 #: the cost of "no card" for an added card read like a card that left (:func:`_maybe_gone`): the
 #: two together are evidence of their own, beyond the classifier's runner-up cost
 GONE_COST = 1.5
@@ -793,13 +803,15 @@ class Tracker:
         #: card lifted) while other cards stay: one seen there again may be that card, read
         #: back (``FADED_COST``); forgotten when the region empties (a trick cleared)
         self._faded: dict[str, Counter[str]] = {r: Counter() for r in self.committed}
-        #: the last frame's weak joker corners left single: (label, region)
+        #: the last frame's weak joker corners and lone corners under the floor left single:
+        #: (label, region)
         self._glimpsed: list[tuple[str, str]] = []
-        #: per seat zone, looks in a row that glimpsed each joker, and those already told
+        #: per seat zone, looks in a row that glimpsed each label, and those already told
         self._glimpse_runs: dict[str, Counter[str]] = {s: Counter() for s in SEATS}
         self._glimpse_told: dict[str, set[str]] = {s: set() for s in SEATS}
-        #: jokers glimpsed in a seat's play zone for ``GLIMPSE_LOOKS`` looks in a row with no
-        #: hand near, too faint to count: (t, seat, card), for the caller to take (and clear)
+        #: jokers (and lone cards) glimpsed in a seat's play zone for ``GLIMPSE_LOOKS`` looks in
+        #: a row with no hand near, too faint to count: (t, seat, card), for the caller to take
+        #: (and clear)
         self.glimpses: list[tuple[float, str, str]] = []
 
     # ---------------------------------------------------------------- regions
@@ -893,7 +905,8 @@ class Tracker:
         out: list[SeenCard] = []
         # corners under the floor, left single: label, centre, runner-ups, score
         lone: list[tuple[str, np.ndarray, Alts, float]] = []
-        # weak joker corners left single (no card): label, region (``Tracker.glimpses``)
+        # weak joker corners and lone corners under the floor (no card): label, region
+        # (``Tracker.glimpses``)
         glimpsed: list[tuple[str, str]] = []
         if learn:
             self._glimpsed = glimpsed
@@ -991,6 +1004,8 @@ class Tracker:
         kept = {(k.card, k.x_mm, k.y_mm) for k in kin}
         left = [x for x in lone if (x[0], float(x[1][0]), float(x[1][1])) not in kept]
         self._lone_left = (left, index_of, whole)
+        if learn:
+            glimpsed += self._lone_glimpses(left, index_of, whole)
         del self._spacings[:-SPACING_KEEP]
         return self._inside_doubts(self._pair_doubts(self._fuse(out, index_of))) + maybe
 
@@ -1099,6 +1114,34 @@ class Tracker:
             )
             if not self._inside(card, whole):
                 out.append(card)
+        return out
+
+    def _lone_glimpses(
+        self,
+        lone: Sequence[tuple[str, np.ndarray, Alts, float]],
+        sure: Sequence[tuple[str, np.ndarray]],
+        whole: Sequence[SeenCard],
+    ) -> list[tuple[str, str]]:
+        """Corners under the floor, left single and counted by no rule above (``lone`` after
+        ``_next_of_kin``): label and region of each that is no double box of another label's
+        index (nearer one than ``same_mm``), lies inside no card seen by both corners, and puts
+        "no card" at least ``GLIMPSE_NONE_MIN`` dearer. No card (a ghost in a card's print looks
+        the same), but :meth:`_glimpse` tells one seen in a seat's play zone for
+        ``GLIMPSE_LOOKS`` looks in a row to the referee as a glimpse, as it does a weak joker's,
+        which the decoder uses only for a turn the table played on as taken (engine/decoder.py
+        ``_put_in``). Game 48404 (paris, adapted; issue 44): W's single SQ at 53.6 s showed one
+        index, scored 0.16-0.17 against the floor of 0.25 in both of the zone's looks, and the
+        play was lost. General: any card laid with one corner in view, read weakly."""
+        out: list[tuple[str, str]] = []
+        at = [q for _, q in sure]
+        for label, p, alts, _ in lone:
+            x, y = float(p[0]), float(p[1])
+            if _none_cost(alts) < GLIMPSE_NONE_MIN:
+                continue
+            if any(float(np.hypot(*(p - q))) < self.same_mm for q in at):
+                continue
+            if not self._inside(SeenCard(label, x, y, "", 1, ()), whole):
+                out.append((label, self.region_at(x, y)))
         return out
 
     def _may_pair(
@@ -1440,8 +1483,9 @@ class Tracker:
 
     def _glimpse(self, t: float, looked: Sequence[str]) -> None:
         """Jokers seen by one weak corner in a seat's play zone (no card: a ghost joker in a
-        court card's picture looks the same), for ``GLIMPSE_LOOKS`` looks in a row while the
-        zone does not count that joker: told once (``glimpses``) until the zone empties."""
+        court card's picture looks the same), and any card seen by one corner under the floor
+        alone (``_lone_glimpses``), for ``GLIMPSE_LOOKS`` looks in a row while the zone does not
+        count that label: told once (``glimpses``) until the zone empties."""
         now: dict[str, set[str]] = {}
         for label, region in self._glimpsed:
             now.setdefault(region, set()).add(label)

@@ -629,6 +629,47 @@ def test_a_lone_weak_joker_in_a_play_zone_is_told_as_a_glimpse() -> None:
     assert [c.added for c in ch] == [("HR", "SA")] and tr3.glimpses == []
 
 
+def test_a_lone_corner_under_the_floor_in_a_play_zone_is_told_as_a_glimpse() -> None:
+    """Game 48404 (paris, adapted; issue 44): W's single SQ showed one corner index, scored
+    0.17 (corner score x class probability) against the floor of 0.25 in both of the zone's
+    looks, counted no card and was never told: the play was lost. Such a corner is still no
+    card, but seen ``GLIMPSE_LOOKS`` looks in a row in a seat's play zone it is told as a
+    glimpse, which the decoder uses only for a turn the table played on as taken. None for a
+    double box of another card's index, for one inside a card seen by both corners (a ghost in
+    its print), for one the classifier finds as likely no card (``GLIMPSE_NONE_MIN``), or for one
+    under ``KIN_MIN_SCORE``."""
+    from dataclasses import replace
+
+    from vision.track import GLIMPSE_LOOKS, GLIMPSE_NONE_MIN, KIN_MIN_SCORE
+
+    x, y = N_PLAY
+    ace = detections([("SA", x + 70, y, 0.0)])
+
+    def told(corner) -> list[tuple[str, str]]:
+        tr = Tracker(calibration(), min_score=0.25, keep_score=0.12)
+        feed(tr, [ace] * 2)  # N's zone holds an ace
+        ch = feed(tr, [ace + [corner]] * (GLIMPSE_LOOKS + 2), t0=1.0)
+        assert ch == []  # never a card
+        return [(s, c) for _, s, c in tr.glimpses]
+
+    lone = replace(detections([("SQ", x, y, 0.0)])[0], score=0.17)
+    assert told(lone) == [("N", "SQ")]
+    assert told(replace(lone, score=KIN_MIN_SCORE * 0.8)) == []
+    # the classifier finds "no card" nearly as likely: a ghost D7 in a lower card's print
+    assert told(replace(lone, alts=(("none", GLIMPSE_NONE_MIN - 1.1), ("S7", 2.6)))) == []
+    assert told(replace(lone, alts=(("CQ", 1.7), ("none", GLIMPSE_NONE_MIN + 1.6)))) == [
+        ("N", "SQ")
+    ]
+    # a second box on the ace's own index, named otherwise: a double box, no card
+    assert told(replace(ace[0], card="DA", score=0.17)) == []
+    # well inside the ace, which both of its corners show: a ghost in its print
+    inside = replace(detections([("SQ", x + 70, y + 5, 0.0)])[0], score=0.17)
+    box = inside.box
+    w, h = box[2] - box[0], box[3] - box[1]
+    cx, cy = (ace[0].box[0] + ace[1].box[0]) / 2, (ace[0].box[1] + ace[1].box[1]) / 2
+    assert told(replace(inside, box=(cx, cy, cx + w, cy + h))) == []
+
+
 def test_a_fanned_joker_bombs_lower_jokers_count_from_their_one_weak_index() -> None:
     """Game 47201 (tigullio): E's joker bomb SB HR HR SB lay fanned on an earlier play, and of
     each lower joker only its top strip showed, one index the corner stage scored under its
