@@ -138,6 +138,8 @@ COSTS: Final = {name: row for name, row in globals().items() if isinstance(row, 
 
 #: fouls that show the table played on differently from the referee's reading
 _CLASH_FOULS: Final = frozenset({"illegal_play", "out_of_turn"})
+#: events that end a deal or the match
+_END: Final = frozenset({"deal_ended", "match_ended"})
 #: observations that move the turn or end the trick
 _TURN_OBS: Final = frozenset({"played", "pass", "trick_cleared", "deal_start"})
 #: tricks with one answer short of a bomb: the small joker (pair) is beaten only by the big one
@@ -376,6 +378,11 @@ class Decoder:
             alts.append(self._gone(idx))
         if obs.type == "count_report" and any(_miscount(e.type, e.data) for e in out):
             alts.append(self._count_off(idx))
+        if any(e.type == "notice" and e.data.get("outside") for e in out):  # played on after
+            ends = (k for e, k in zip(self._effective, self._origin, strict=True) if e.type in _END)
+            end = next(reversed([*ends]), None)  # a count report's foul ended the deal or match?
+            if end is not None and self._obs[end].type == "count_report":
+                alts.append(self._count_off(end))
         # a third copy is re-read as it comes (``camera``) or flagged: which reading is wrong?
         third = any(
             (e.type == "play" and "camera" in e.data) or _foul(e, "duplicate_card") for e in out
@@ -952,7 +959,7 @@ class Decoder:
         seat keeps a card it never held or lacks one it holds: its true counts are fouls, its
         going out missed or taken too soon (issue 41: five-card bombs read as four on rendered
         games, as in game 47904, plastic HK DK SK DK, proc-serif SJ SJ DJ CJ DJ)."""
-        o, d = self._obs[idx], self._core._live_deal()
+        o, d = self._obs[idx], self._core_before(idx)._live_deal()
         seat = o.seat
         off = 0 if d is None or seat is None else d.counts[seat] - o.count  # > 0: cards missed
         if d is None or seat is None or not 0 < abs(off) <= COUNT_OFF_MAX:
@@ -994,9 +1001,13 @@ class Decoder:
                         f"camera {what}"
                     )
                     options.append((k, self._fix(ok, cards, why, ok.cards), cost))
-        # the seat's own reports: another's wrong one is no evidence here (a scan's seed 30: S's
-        # and N's each once, N's ghost pair re-read, a look back on its reading made illegal)
-        counts = lambda t, x: _miscount(t, x) and x.get("seat") == seat  # noqa: E731
+
+        # the seat's own reports (another's wrong one is no evidence here: a scan's seed 30, S's
+        # and N's each once, N's ghost pair re-read, a look back on its reading made illegal),
+        # and turns after the deal or match its report's foul ended (no second report comes)
+        def counts(t: str, x: Mapping[str, Any]) -> bool:
+            return _miscount(t, x) and x.get("seat") == seat or t == "notice" and "outside" in x
+
         for combo in combinations(options, abs(off)):
             fixes = {k: [fix] for k, fix, _ in combo}
             if len(fixes) == len(combo):
