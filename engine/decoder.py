@@ -1041,7 +1041,7 @@ class Decoder:
         seats, trial = {f[1].seat for f in undo}, self._core_before(min(fixes))
         put: list[tuple[int, Observation]] = []
         for j in range(min(fixes), len(self._obs)):
-            for o in fixes.setdefault(j, [self._obs[j]]):
+            for o in fixes.get(j, [self._obs[j]]):
                 d = trial._live_deal()
                 s = None if d is None or d.top is None else d.turn
                 if s in seats and o.type in ("played", "pass", "trick_cleared") and o.seat != s:
@@ -1052,8 +1052,8 @@ class Decoder:
         # to ``_reorder`` (a pass put in there lost plays on sims 8100, 8140, 9601, 9616, 9645)
         late = obs.type == "played" and bool(put) and put[-1][1].seat == obs.seat
         put = put[:-1] if late and obs.t - put[-1][1].t <= REORDER_S else put
-        for j, p in put:
-            fixes[j] = [p, *fixes[j]]
+        for j, p in put:  # (only the changed observations: the correction lists them)
+            fixes[j] = [p, *fixes.get(j, [self._obs[j]])]
             why += f"; {p.seat} passed unseen before t={p.t:g}"
         cost = UNSEEN_COST * len(put)
         return self._publish_alt(Alt(min(fixes), fixes, cost, why, gain=0), obs.t)
