@@ -21,6 +21,7 @@ stream whose events differ at all (a digest of every event, corrections and reas
 the check for a refactor that must not change behaviour).
 
     python bench/decoder_harness.py capture 9401 9403 9802 [--dir logs/harness]
+        [--adapted deck.classes.onnx] [--size 2304x1296]
     python bench/decoder_harness.py run [--sim 40] [--save logs/harness/base.json]
         [--against logs/harness/base.json] [--perturb]
 """
@@ -54,11 +55,20 @@ def emit(**kw: object) -> None:
     print(json.dumps(kw), flush=True)
 
 
-def capture(seeds: Sequence[int], folder: Path) -> None:
-    """Read each bench game through the whole pipeline and keep its observations."""
-    from bench.table_accuracy import enrol_deck, kept_render
+def capture(
+    seeds: Sequence[int],
+    folder: Path,
+    adapted: str | None = None,
+    size: tuple[int, int] | None = None,
+) -> None:
+    """Read each bench game through the whole pipeline and keep its observations; ``adapted``:
+    with this classifier adapted to the games' deck (``guandan vision adapt``, as
+    bench/table_accuracy.py's ``--adapted``), ``size``: rendered and read at this frame size."""
+    from bench.table_accuracy import DEFAULT_SIZE, enrol_deck, kept_render
     from kiosk.replay import replay
     from vision.synth.video import EVAL_DECKS
+
+    size = size or DEFAULT_SIZE
 
     prof = load_profile("standard")
     (folder / "real").mkdir(parents=True, exist_ok=True)
@@ -67,8 +77,12 @@ def capture(seeds: Sequence[int], folder: Path) -> None:
     for seed in seeds:
         deck = EVAL_DECKS[(seed - 1) % 10 % len(EVAL_DECKS)]
         t0 = time.perf_counter()
-        video, info = kept_render(prof, seed, 1, deck, 0.02, renders)
-        deck_profile = enrol_deck(info.deck, seed, renders)  # type: ignore[attr-defined]
+        video, info = kept_render(prof, seed, 1, deck, 0.02, renders, size)
+        deck_profile: object = enrol_deck(info.deck, seed, renders, size)  # type: ignore[attr-defined]
+        if adapted:
+            from vision.adapt import with_adapted
+
+            deck_profile = with_adapted(deck_profile, Path(adapted))  # type: ignore[arg-type]
         res = replay(video, profile=prof, detector="model", deck=deck_profile)
         out = folder / "real" / f"g{seed}.json"
         out.write_text(
@@ -293,6 +307,8 @@ def main() -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     cap = sub.add_parser("capture")
     cap.add_argument("seeds", type=int, nargs="+")
+    cap.add_argument("--adapted", help="read with this classifier adapted to the games' deck")
+    cap.add_argument("--size", help="render and read at this frame size, e.g. 2304x1296")
     r = sub.add_parser("run")
     r.add_argument("--sim", type=int, default=40, help="noisy simulated games")
     r.add_argument("--sim-seed", type=int, default=7100, help="the first one's seed")
@@ -302,7 +318,15 @@ def main() -> int:
     r.add_argument("--perturb", action="store_true", help="each simulated game also perturbed()")
     args = ap.parse_args()
     if args.cmd == "capture":
-        capture(args.seeds, Path(args.dir))
+        from vision.framesize import FrameSizeError, parse_frame_size
+
+        try:
+            size = parse_frame_size(args.size, "--size") if args.size else None
+        except FrameSizeError as exc:
+            raise SystemExit(f"decoder_harness.py: {exc}") from None
+        if args.adapted and not Path(args.adapted).is_file():
+            raise SystemExit(f"--adapted {args.adapted}: no such file (guandan vision adapt)")
+        capture(args.seeds, Path(args.dir), args.adapted, size)
         return 0
     return run(args)
 
