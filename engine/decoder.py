@@ -21,8 +21,9 @@ An edit is one of four kinds, each proposed where a kind of camera error may lie
   suspect by its legal readings, or a trick's top made illegal by a card maybe missed
   (``_reread_at``); the earlier reading of a card seen a third time (``_third_copy``); a seat's
   last plays as emptying its hand, the rest gone down unseen (``_gone``; ``_undo_gone``); a
-  seat's bombs or illegal plays with a card missed, or its bombs or plays with a doubted card
-  without it, where it says it holds fewer or more cards than the count (``_count_off``);
+  seat's bombs or illegal plays with a card missed, or its bombs, illegal plays or plays with a
+  doubted card without it, where it says it holds fewer or more cards than the count, or plays
+  after going out by it (``_count_off``);
 * *insert* turns the camera missed, passes or plays glimpsed or the only answer short of a bomb
   (``_put_in``, where ``_window`` or ``_unseen`` say they may lie);
 * *move* an observation back before others reported first (``_moved``): ``_reorder``, a beam over
@@ -374,6 +375,8 @@ class Decoder:
                 for k, why in self._window(idx)
             ]
             alts += [self._late_in_trick(idx, out), self._unseen(idx), self._gone()]
+            if obs.type == "played":  # after going out by the count?
+                alts.append(self._count_off(idx))
         if any(_deal_over_signal(e.type, e.data) for e in out):
             alts.append(self._gone(idx))
         if obs.type == "count_report" and any(_miscount(e.type, e.data) for e in out):
@@ -948,29 +951,40 @@ class Decoder:
 
     def _count_off(self, idx: int) -> Iterator[Alt]:
         """A seat reports (observation ``idx``) up to ``COUNT_OFF_MAX`` cards fewer or more than
-        the count: as many of its camera plays this deal had a card the camera missed, or one it
+        the count, or plays (``idx``) after going out by the count, a card too many for each it
+        plays: as many of its camera plays this deal had a card the camera missed, or one it
         saw that was not there, each at its reading's cost where the rules accept it there
         (``_legal_readings``). Missed: in a play read as three or more of one rank a copy of that
         rank (a bomb's fan, one index under another; ``_missed_cards``' first guess), in a play
         illegal as read any card (seed 9650). Not there: in such a fan a copy of its rank, or a
-        card the camera itself doubted as no card (a ghost index beside a play). Admitted when
-        ``COUNT_OFF_GAIN`` reports then agree with the count; not where the seat played out of
-        turn this deal (the cards taken back may be the ones off, seed 7105). Without it the
-        seat keeps a card it never held or lacks one it holds: its true counts are fouls, its
-        going out missed or taken too soon (issue 41: five-card bombs read as four on rendered
-        games, as in game 47904, plastic HK DK SK DK, proc-serif SJ SJ DJ CJ DJ)."""
+        card the camera itself doubted as no card (a ghost index beside a play); in a play
+        illegal as read such a card, the play staying the foul it was. Admitted when
+        ``COUNT_OFF_GAIN`` reports then agree with the count, or the play after going out is no
+        longer out of turn; not where the seat played out of turn earlier this deal (the cards
+        taken back may be the ones off, seed 7105). Without it the seat keeps a card it never held
+        or lacks one it holds: its true counts are fouls, its going out missed or taken too soon
+        (issue 41: five-card bombs read as four on rendered games, as in game 47904, plastic HK
+        DK SK DK, proc-serif SJ SJ DJ CJ DJ; a ghost SB in an illegal DJ S7, tigullio 48651)."""
         o, d = self._obs[idx], self._core_before(idx)._live_deal()
         seat = o.seat
-        off = 0 if d is None or seat is None else d.counts[seat] - o.count  # > 0: cards missed
-        if d is None or seat is None or not 0 < abs(off) <= COUNT_OFF_MAX:
+        if d is None or seat is None:
+            return
+        played = o.type == "played"  # after going out: a card too many for each it plays
+        off = (-len(o.cards) if d.counts[seat] == 0 else 0) if played else d.counts[seat] - o.count
+        if not 0 < abs(off) <= COUNT_OFF_MAX:
             return
         mine = [
             (e, k)
             for e, k in zip(self._effective, self._origin, strict=True)
-            if e.deal == d.number and e.data.get("seat") == seat
+            if e.deal == d.number and e.data.get("seat") == seat and k != idx
         ]
         if any(_foul(e, "out_of_turn") and e.data.get("cards") for e, _ in mine):
             return  # cards taken back from a play out of turn: the count is not the hand's
+        said = (
+            f"played {_text(o.cards)} at t={o.t:g}, gone out by the count"
+            if played
+            else f"reported {o.count} cards at t={o.t:g}, {d.counts[seat]} by the count"
+        )
         options: list[tuple[int, Observation, float]] = []
         for e, k in mine:
             ok = self._obs[k]
@@ -978,42 +992,53 @@ class Decoder:
             if e.type != "play" or e.data.get("unseen"):
                 continue
             fan, illegal = len(ok.cards) >= 3 and len(ranks) == 1, e.data.get("legal") is False
-            ghosts = {c for c, alts in ok.doubts if off < 0 and any(a is None for a, _ in alts)}
-            if not (fan or (illegal if off > 0 else ghosts)) or not ok.doubts:
+            ghosts = {c: x for c, alts in ok.doubts if off < 0 for a, x in alts if a is None}
+            if not (fan or illegal or ghosts) or not ok.doubts:
                 continue
             at = self._on_turn(k, seat)
             if at is None:
                 continue
             before, bd = at
             later = self._played_after(k, d.number)
-            for cards, cost, changes in self._legal_readings(before, bd, seat, ok, later):
+            readings = self._legal_readings(before, bd, seat, ok, later)
+            if illegal and off < 0:  # still the foul it was, a card fewer
+                readings += [
+                    (_without(ok.cards, (), [g])[0], float(x), [f"no {g}"])
+                    for g, x in ghosts.items()
+                    if g is not None
+                ]
+            for cards, cost, changes in readings:
                 more, fewer = Counter(cards) - Counter(ok.cards), Counter(ok.cards) - Counter(cards)
                 one, other = (more, fewer) if off > 0 else (fewer, more)
                 if one.total() != 1 or other:
                     continue
-                named = illegal if off > 0 else set(one) <= ghosts
+                named = illegal or set(one) <= set(ghosts)
                 if named or fan and {c.rank for c in one} == ranks:
                     place = "in the fan" if fan else "there"
                     what = f"missed {place}" if off > 0 else f"saw {place} that was not there"
                     why = (
-                        f"{seat} reported {o.count} cards at t={o.t:g}, {d.counts[seat]} by the "
-                        f"count: its {_text(ok.cards)} {_how(cards, cost, changes)}, a card the "
-                        f"camera {what}"
+                        f"{seat} {said}: its {_text(ok.cards)} {_how(cards, cost, changes)}, a "
+                        f"card the camera {what}"
                     )
-                    options.append((k, self._fix(ok, cards, why, ok.cards), cost))
+                    mark = {"source": CAMERA_SOURCE} if illegal else {}  # a foul for review
+                    options.append((k, self._fix(ok, cards, why, ok.cards, **mark), cost))
 
         # the seat's own reports (another's wrong one is no evidence here: a scan's seed 30, S's
         # and N's each once, N's ghost pair re-read, a look back on its reading made illegal),
-        # and turns after the deal or match its report's foul ended (no second report comes)
+        # and turns after the deal or match its report's foul ended (no second report comes);
+        # after going out, its play out of turn
         def counts(t: str, x: Mapping[str, Any]) -> bool:
+            if played:
+                return t == "foul" and x.get("kind") == "out_of_turn" and x.get("seat") == seat
             return _miscount(t, x) and x.get("seat") == seat or t == "notice" and "outside" in x
 
+        gain = 1 if played else COUNT_OFF_GAIN
         for combo in combinations(options, abs(off)):
             fixes = {k: [fix] for k, fix, _ in combo}
             if len(fixes) == len(combo):
                 why = "; ".join(str(fix.extra["reread"]) for _, fix, _ in combo)
                 cost = sum(c for _, _, c in combo)
-                yield Alt(min(fixes), fixes, cost, why, COUNT_OFF_GAIN, counts)
+                yield Alt(min(fixes), fixes, cost, why, gain, counts)
 
     def _undo_gone(self, obs: Observation, out: Sequence[Event]) -> list[Event] | None:
         """A seat taken as gone out unseen plays or passes again (``obs``), or the table plays on

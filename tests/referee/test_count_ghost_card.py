@@ -76,3 +76,62 @@ def test_two_counts_over_find_a_copy_too_many_in_a_bomb_s_fan() -> None:
     assert [e["seat"] for e in events if e.type == "seat_out"] == ["W"]
     assert t.deal.counts["W"] == 0 and t.deal.turn == "S"
     assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_seat_out_by_the_count_that_plays_again_had_a_ghost_card() -> None:
+    """W leads C3, read C3 D3 (the D3 doubted as no card): W holds HA DA, one by the count. W
+    leads HA and is out by the count; after the others pass, W leads DA. A seat that has gone out
+    holds no cards, so its play is the camera's evidence that it kept one: the ghost D3 goes, W
+    goes out with DA (not after HA), and no play out of turn stands."""
+    t = Table()
+    w_leads(t, ("S8 S8 D8 D8", []), ("C3 D3", [{"card": "D3", "or": [[None, 1.2]]}]))
+    w_plays_out(t, "HA")
+    assert [e["seat"] for e in t.ref.events if e.type == "seat_out"] == ["W"]  # too soon
+    for s in "SEN":
+        t.pass_(s)
+    cam(t, "W", "DA")
+    (fix,) = [e for e in t.ref.events if e.type == "correction"]
+    assert "gone out by the count" in fix["reason"] and "not there" in fix["reason"]
+    events = effective_events(t.ref.events)
+    assert not [e for e in events if e.type in ("warning", "foul")]
+    (three,) = [e for e in events if e.type == "play" and "C3" in e["cards"]]
+    assert three["cards"] == ["C3"] and three["camera"] == ["C3", "D3"]
+    (out,) = [e for e in events if e.type == "seat_out"]
+    last = [e for e in events if e.type == "play"][-1]
+    assert out["seat"] == "W" and last["cards"] == ["DA"] and out.t == last.t
+    assert t.deal.counts["W"] == 0 and t.deal.turn == "S"
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_ghost_card_in_an_illegal_play_found_when_the_seat_plays_again() -> None:
+    """W (five cards: DJ S7 C9 D9 DA) plays DJ S7, not a combination, read DJ S7 SB (the SB
+    doubted as no card, a ghost beside the play; tigullio game 48651's S). S wins the trick
+    W lost, leads C4, W beats it with C9, leads D9 and is out by the count; the others pass and
+    W leads DA. The ghost goes and the play stays the foul it was, for review as the camera's;
+    W goes out with DA."""
+    t = Table()
+    w_leads(t, ("S8 S8", []))
+    ghost = [{"card": "SB", "or": [[None, 0.5]]}]
+    t.do("played", seat="W", cards=["DJ", "S7", "SB"], doubts=ghost)
+    assert t.deal.counts["W"] == 2 and t.deal.turn == "S"
+    for play in ("H4 S4", "C4"):
+        cam(t, "S", play)
+        for s in "EN":
+            t.pass_(s)
+    w_plays_out(t, "C9", "D9")
+    assert [e["seat"] for e in t.ref.events if e.type == "seat_out"] == ["W"]  # too soon
+    for s in "SEN":
+        t.pass_(s)
+    cam(t, "W", "DA")
+    (fix,) = [e for e in t.ref.events if e.type == "correction"]
+    assert "gone out by the count" in fix["reason"] and "no SB" in fix["reason"]
+    events = effective_events(t.ref.events)
+    (foul,) = [e for e in events if e.type == "foul"]
+    assert (
+        foul["kind"] == "illegal_play" and sorted(foul["cards"]) == ["DJ", "S7"] and foul["review"]
+    )
+    (out,) = [e for e in events if e.type == "seat_out"]
+    last = [e for e in events if e.type == "play"][-1]
+    assert out["seat"] == "W" and last["cards"] == ["DA"] and out.t == last.t
+    assert t.deal.counts["W"] == 0
+    assert fold(t.ref.events, t.profile) == t.ref.state
