@@ -375,8 +375,9 @@ class Decoder:
                 for k, why in self._window(idx)
             ]
             alts += [self._late_in_trick(idx, out), self._unseen(idx), self._gone()]
-            if obs.type == "played":  # after going out by the count?
-                alts.append(self._count_off(idx))
+            now = self._core._live_deal()
+            if obs.type == "played" and now is not None and now.counts.get(obs.seat or "") == 0:
+                alts.append(self._count_off(idx))  # it played after going out by the count
         if any(_deal_over_signal(e.type, e.data) for e in out):
             alts.append(self._gone(idx))
         if obs.type == "count_report" and any(_miscount(e.type, e.data) for e in out):
