@@ -128,14 +128,18 @@ ALT_NATS = 4.0
 #: a number card's corner index lies this far (mm, its middle) inside the card's long edge
 #: (guyenne-classic, seed 9408: 4.8 mm): a fan's lower number card showing its index ends there
 INDEX_INSET_MM = 5.0
-#: two pictures alike in grey at least this much (normalised cross-correlation of their grey
-#: versions, either way up, shifted up to ``TWIN_SHIFT`` px) are *colour twins*: one drawing
-#: printed in two colours (the small joker in black, the big one in colour). Measured
-#: 2026-12-05 at 0.5 px/mm: proc-serif-picjokers' SB and HR as enrolled on two tables 0.86 and
-#: 0.94 (the grey of red and yellow is not that of black and white), tigullio's 0.77 and 0.90;
-#: guyenne-classic's 12 court faces at most 0.68 (CQ, HQ, one table). Between twins the colour
-#: decides (``CourtFaces._by_colour``): tigullio's HR seen whole fitted 0.72, its SB 0.67 at
-#: the same spot, under the 0.06 margin (seed 48010)
+#: two pictures alike in grey or in ink at least this much (normalised cross-correlation of
+#: their grey versions, or of their ink levels ``_ink_level``, either way up, shifted up to
+#: ``TWIN_SHIFT`` px) are *colour twins*: one drawing printed in two colours (the small joker in
+#: black, the big one in colour). Measured 2026-12-05 at 0.5 px/mm: proc-serif-picjokers' SB and
+#: HR as enrolled on two tables 0.86 and 0.94 (the grey of red and yellow is not that of black
+#: and white), tigullio's 0.77 and 0.90; guyenne-classic's 12 court faces at most 0.68 (CQ, HQ,
+#: one table). Between twins the colour decides (``CourtFaces._by_colour``): tigullio's HR seen
+#: whole fitted 0.72, its SB 0.67 at the same spot, under the 0.06 margin (seed 48010).
+#: 2026-12-06: tigullio's jokers enrolled at 2304x1296 came to 0.74 in grey and were no twins,
+#: so a joker lying on a card was under the margin and never seen (games 48651, 48701: three
+#: joker plays lost, one finishing order wrong); in ink 0.77-0.79 (grey 0.74-0.77) at both
+#: sizes, guyenne-classic's jokers 0.85-0.87 and its court faces at most 0.71 in ink (DQ, SQ)
 TWIN_GREY = 0.75
 TWIN_SHIFT = 3
 #: ... when the two pictures' chroma (max - min of B, G, R) differs from what is seen by this
@@ -182,6 +186,17 @@ def _alike(a: np.ndarray, b: np.ndarray, shift: int = TWIN_SHIFT) -> float:
                                 cv2.BORDER_REPLICATE)  # fmt: skip
     r = cv2.matchTemplate(padded, np.ascontiguousarray(a), cv2.TM_CCOEFF_NORMED)
     return float(np.nan_to_num(r, nan=-1.0).max())
+
+
+def _grey(picture: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+
+def _ink_level(picture: np.ndarray) -> np.ndarray:
+    """How much ink each pixel holds, whatever its colour: darkness or saturation, whichever is
+    more (a black line and a red, yellow or blue one alike; white paper none)."""
+    hsv = cv2.cvtColor(picture, cv2.COLOR_BGR2HSV).astype(np.float32)
+    return np.maximum(255.0 - hsv[:, :, 2], hsv[:, :, 1])
 
 
 def _not_table(view: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -476,18 +491,17 @@ class CourtFaces:
         degrees: a card is cut upright from the frame, either way up)."""
         key = tuple(sorted((c, id(p)) for c, p in self.pictures.items()))
         if self._twins is None or self._twins[0] != key:
-            grey = {
-                c: cv2.cvtColor(p, cv2.COLOR_BGR2GRAY).astype(np.float32)
-                for c, p in self.pictures.items()
-            }
+            looks = {c: (_grey(p), _ink_level(p)) for c, p in self.pictures.items()}
             twins: dict[str, tuple[str, float]] = {}
-            cards = sorted(grey)
+            cards = sorted(looks)
             for i, a in enumerate(cards):
                 for b in cards[i + 1 :]:
-                    gb = grey[b]
-                    if gb.shape != grey[a].shape:
-                        gb = cv2.resize(gb, grey[a].shape[::-1], interpolation=cv2.INTER_AREA)
-                    same, turned = _alike(grey[a], gb), _alike(grey[a], gb[::-1, ::-1])
+                    same = turned = -1.0
+                    for pa, pb in zip(looks[a], looks[b], strict=True):  # in grey, in ink
+                        if pb.shape != pa.shape:
+                            pb = cv2.resize(pb, pa.shape[::-1], interpolation=cv2.INTER_AREA)
+                        same = max(same, _alike(pa, pb))
+                        turned = max(turned, _alike(pa, pb[::-1, ::-1]))
                     if max(same, turned) >= TWIN_GREY:
                         flip = 0.0 if same >= turned else 180.0
                         twins[a], twins[b] = (b, flip), (a, flip)
