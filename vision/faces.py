@@ -136,10 +136,11 @@ INDEX_INSET_MM = 5.0
 #: and white), tigullio's 0.77 and 0.90; guyenne-classic's 12 court faces at most 0.68 (CQ, HQ,
 #: one table). Between twins the colour decides (``CourtFaces._by_colour``): tigullio's HR seen
 #: whole fitted 0.72, its SB 0.67 at the same spot, under the 0.06 margin (seed 48010).
-#: 2026-12-06: tigullio's jokers enrolled at 2304x1296 came to 0.74 in grey and were no twins,
-#: so a joker lying on a card was under the margin and never seen (games 48651, 48701: three
-#: joker plays lost, one finishing order wrong); in ink 0.77-0.79 (grey 0.74-0.77) at both
-#: sizes, guyenne-classic's jokers 0.85-0.87 and its court faces at most 0.71 in ink (DQ, SQ)
+#: 2026-12-06: tigullio's jokers enrolled at 2304x1296 for game 48651 came to 0.74 in grey and
+#: were no twins, so W's SB lying on a card was under the margin and never seen; in ink 0.77.
+#: Guyenne-classic's jokers 0.85-0.87 in ink, its court faces at most 0.71 (DQ, SQ). Not
+#: enough alone: tigullio's as enrolled for game 48701 at 2304x1296 came to 0.73 in grey and
+#: 0.69 in ink (two jokers alike are kept as one with a doubt: ``_sure``)
 TWIN_GREY = 0.75
 TWIN_SHIFT = 3
 #: ... when the two pictures' chroma (max - min of B, G, R) differs from what is seen by this
@@ -578,7 +579,12 @@ class CourtFaces:
                     m = replace(m, card=twin, score=rivals.pop(twin))
                 elif pick == m.card:
                     rivals.pop(twin)
-            rival = max(rivals.values(), default=-1.0)
+            # the two jokers alike and nothing else as good: a joker for sure, which one a
+            # doubt the referee weighs (tigullio's, no colour twins as enrolled at 2304x1296
+            # in grey 0.69-0.74: a joker on a card never seen, games 48651 and 48701)
+            close = {c for c, x in rivals.items() if m.score - x < MARGIN}
+            joker = m.card in JOKERS and close == set(JOKERS) - {m.card}
+            rival = max((x for c, x in rivals.items() if not joker or c not in close), default=-1)
             if m.score - rival >= MARGIN:  # another face fits about as well: not sure
                 # runner-ups for the referee (a camera reading: a play that is no legal play
                 # is read again, with a card more or less); "none": the weaker, the likelier

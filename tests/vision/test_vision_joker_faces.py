@@ -23,6 +23,7 @@ from vision.faces import (
     TWIN_GREY,
     CourtFaces,
     FaceError,
+    FaceMatch,
     _alike,
     colourful,
     jokers_from_frame,
@@ -167,6 +168,25 @@ def test_one_drawing_in_black_and_in_light_colours_is_a_colour_twin() -> None:
     other = np.full_like(black, 245)
     cv2.putText(other, "K", (4, 36), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (0, 0, 220), 3)
     assert CourtFaces({"SB": black, "SK": other}, (63.0, 88.0)).twin_of("SB") is None
+
+
+def test_two_jokers_alike_at_one_spot_are_a_joker_with_a_doubt() -> None:
+    """The small and the big joker fit a face about as well (under ``MARGIN``) and their
+    colours cannot decide (no colour twins: tigullio's as enrolled at 2304x1296, game 48701, a
+    big joker on a card never seen): a joker for sure, kept with the other as the referee's
+    runner-up. Two court faces about alike, or a joker with a king as good, stay unsure."""
+    faces = CourtFaces({}, (63.0, 88.0))
+    at = (100.0, 200.0)
+
+    def m(card: str, score: float) -> FaceMatch:
+        return FaceMatch(card, score, at, 0.0)
+
+    (kept,) = faces._sure([m("HR", 0.81), m("SB", 0.77)])
+    assert kept.card == "HR" and [c for c, _ in kept.alts] == ["SB", "none"]
+    assert 0 < dict(kept.alts)["SB"] < dict(kept.alts)["none"]
+    assert faces._sure([m("SK", 0.81), m("SQ", 0.77)]) == []
+    assert faces._sure([m("HR", 0.81), m("SB", 0.77), m("SK", 0.78)]) == []
+    assert faces._sure([m("HR", 0.81), m("SB", 0.70)])[0].card == "HR"  # sure as it was
 
 
 def ob(t: float, type_: str, seat: str | None = None, cards: str = "") -> Observation:
