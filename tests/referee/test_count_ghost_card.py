@@ -6,6 +6,7 @@ as out with cards still to play."""
 from __future__ import annotations
 
 from engine.deal import effective_events, fold
+from engine.events import Event
 from tests.referee.helpers import Table
 from tests.referee.test_gone_after_unseen_passes import cam
 
@@ -86,21 +87,29 @@ def test_a_seat_out_by_the_count_that_plays_again_had_a_ghost_card() -> None:
     t = Table()
     w_leads(t, ("S8 S8 D8 D8", []), ("C3 D3", [{"card": "D3", "or": [[None, 1.2]]}]))
     w_plays_out(t, "HA")
+    events = w_out_too_soon_plays_da(t, "not there")
+    assert not [e for e in events if e.type in ("warning", "foul")]
+    (three,) = [e for e in events if e.type == "play" and "C3" in e["cards"]]
+    assert three["cards"] == ["C3"] and three["camera"] == ["C3", "D3"]
+    assert t.deal.turn == "S"
+
+
+def w_out_too_soon_plays_da(t: Table, why: str) -> list[Event]:
+    """W, out by the count, leads DA after the others pass: one correction (``why`` in its
+    reason), after which W goes out with DA. The events in effect."""
     assert [e["seat"] for e in t.ref.events if e.type == "seat_out"] == ["W"]  # too soon
     for s in "SEN":
         t.pass_(s)
     cam(t, "W", "DA")
     (fix,) = [e for e in t.ref.events if e.type == "correction"]
-    assert "gone out by the count" in fix["reason"] and "not there" in fix["reason"]
+    assert "gone out by the count" in fix["reason"] and why in fix["reason"]
     events = effective_events(t.ref.events)
-    assert not [e for e in events if e.type in ("warning", "foul")]
-    (three,) = [e for e in events if e.type == "play" and "C3" in e["cards"]]
-    assert three["cards"] == ["C3"] and three["camera"] == ["C3", "D3"]
     (out,) = [e for e in events if e.type == "seat_out"]
     last = [e for e in events if e.type == "play"][-1]
     assert out["seat"] == "W" and last["cards"] == ["DA"] and out.t == last.t
-    assert t.deal.counts["W"] == 0 and t.deal.turn == "S"
+    assert t.deal.counts["W"] == 0
     assert fold(t.ref.events, t.profile) == t.ref.state
+    return events
 
 
 def test_a_ghost_card_in_an_illegal_play_found_when_the_seat_plays_again() -> None:
@@ -119,19 +128,8 @@ def test_a_ghost_card_in_an_illegal_play_found_when_the_seat_plays_again() -> No
         for s in "EN":
             t.pass_(s)
     w_plays_out(t, "C9", "D9")
-    assert [e["seat"] for e in t.ref.events if e.type == "seat_out"] == ["W"]  # too soon
-    for s in "SEN":
-        t.pass_(s)
-    cam(t, "W", "DA")
-    (fix,) = [e for e in t.ref.events if e.type == "correction"]
-    assert "gone out by the count" in fix["reason"] and "no SB" in fix["reason"]
-    events = effective_events(t.ref.events)
+    events = w_out_too_soon_plays_da(t, "no SB")
     (foul,) = [e for e in events if e.type == "foul"]
     assert (
         foul["kind"] == "illegal_play" and sorted(foul["cards"]) == ["DJ", "S7"] and foul["review"]
     )
-    (out,) = [e for e in events if e.type == "seat_out"]
-    last = [e for e in events if e.type == "play"][-1]
-    assert out["seat"] == "W" and last["cards"] == ["DA"] and out.t == last.t
-    assert t.deal.counts["W"] == 0
-    assert fold(t.ref.events, t.profile) == t.ref.state
