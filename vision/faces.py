@@ -580,8 +580,8 @@ class CourtFaces:
                 elif pick == m.card:
                     rivals.pop(twin)
             # the two jokers alike and nothing else as good: a joker for sure, which one a
-            # doubt the referee weighs (tigullio's, no colour twins as enrolled at 2304x1296
-            # in grey 0.69-0.74: a joker on a card never seen, games 48651 and 48701)
+            # doubt the referee weighs (tigullio's as enrolled at 2304x1296 for game 48701, no
+            # colour twins in grey, 0.73, or ink, 0.69: W's HR lying on a card never seen)
             close = {c for c, x in rivals.items() if m.score - x < MARGIN}
             joker = m.card in JOKERS and close == set(JOKERS) - {m.card}
             rival = max((x for c, x in rivals.items() if not joker or c not in close), default=-1)
