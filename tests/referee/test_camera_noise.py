@@ -5,6 +5,8 @@ games, and more, are bench/decoder_harness.py's."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bench.decoder_harness import judge, outcome
@@ -43,3 +45,25 @@ def test_noisy_games_keep_their_plays_and_orders() -> None:
 
 
 PLAYS, MATCHED, WRONG = 2006, 1851, 8
+
+
+def test_the_harness_capture_refuses_a_wrong_size_or_a_missing_model(tmp_path: Path) -> None:
+    """``decoder_harness.py capture`` names a bad ``--size`` or an ``--adapted`` file that is not
+    there, before it renders anything, and writes nothing."""
+    import subprocess
+    import sys
+
+    bench = Path(__file__).resolve().parents[2] / "bench" / "decoder_harness.py"
+    for extra, said in (
+        (["--size", "2304-1296"], "--size '2304-1296' is not WIDTHxHEIGHT"),
+        (["--adapted", str(tmp_path / "nope.onnx")], "nope.onnx: no such file"),
+    ):
+        run = subprocess.run(
+            [sys.executable, str(bench), "--dir", str(tmp_path / "h"), "capture", "1", *extra],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode != 0 and run.stdout == ""
+        assert said in run.stderr
+        assert not (tmp_path / "h").exists()
