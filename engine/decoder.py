@@ -63,7 +63,14 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 from engine.cards import BIG_JOKER, DISTINCT, SMALL_JOKER, Card, parse_card, sort_cards
 from engine.deal import TEAMS, DealState, TableState, third_copies
 from engine.events import Event
-from engine.observations import CAMERA_SOURCE, Observation, amended, dump_observation, reread_of
+from engine.observations import (
+    CAMERA_SOURCE,
+    Observation,
+    amended,
+    dump_observation,
+    is_camera,
+    reread_of,
+)
 
 __all__ = ["COSTS", "Cost", "Window", "Decoder", "RulesCore", "reread"]
 __all__ += ["REREAD_BUDGET", "REREAD_BUDGET_IMPOSSIBLE", "HINDSIGHT_WINDOW"]
@@ -545,9 +552,12 @@ class Decoder:
         **more: Any,
     ) -> Observation:
         """``o`` read as ``cards`` by a look back: ``camera`` what the camera read (default:
-        ``o``'s), ``why`` the ``reread``; no ``doubts``: not second-guessed again."""
+        ``o``'s), ``why`` the ``reread``; no ``doubts``: not second-guessed again. A camera
+        reading stays the camera's (``source``), so a foul the fix leaves waits for the floor
+        referee even where ``o`` was the camera's only by its doubts."""
         cam = [str(c) for c in (o.extra.get("camera", o.cards) if camera is None else camera)]
-        extra = {**o.extra, "camera": cam, "reread": why, **more}
+        mark = {"source": CAMERA_SOURCE} if is_camera(o) else {}
+        extra = {**o.extra, **mark, "camera": cam, "reread": why, **more}
         cs = list(cards)
         cs = cs if cs == list(o.cards) else sort_cards(cs)
         return replace(o, cards=tuple(cs), doubts=tuple(doubts), extra=extra)
@@ -626,8 +636,7 @@ class Decoder:
                     f"{_text(cards)}, not a legal play, so the next plays did not have to beat it "
                     f"({float(cost):.2f} nats)"
                 )
-                # still the camera's reading (``source``): its foul waits for the floor referee
-                fix = self._fix(o, cards, text, o.cards, source=CAMERA_SOURCE)
+                fix = self._fix(o, cards, text, o.cards)  # its foul waits for the floor referee
                 yield Alt(k, {k: [fix]}, float(cost), text)
 
     def _unseen(self, idx: int) -> Iterator[Alt]:
@@ -1021,8 +1030,7 @@ class Decoder:
                         f"{seat} {said}: its {_text(ok.cards)} {_how(cards, cost, changes)}, a "
                         f"card the camera {what}"
                     )
-                    mark = {"source": CAMERA_SOURCE} if illegal else {}  # a foul for review
-                    options.append((k, self._fix(ok, cards, why, ok.cards, **mark), cost))
+                    options.append((k, self._fix(ok, cards, why, ok.cards), cost))
 
         # the seat's own reports (another's wrong one is no evidence here: a scan's seed 30, S's
         # and N's each once, N's ghost pair re-read, a look back on its reading made illegal),

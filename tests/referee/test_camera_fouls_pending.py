@@ -6,8 +6,10 @@ referee marks it; its penalty in the trick stands."""
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 from engine.deal import fold
+from engine.decoder import Decoder
 from engine.observations import Observation, from_camera, is_camera, parse_observation
 from tests.referee.helpers import Table
 
@@ -66,6 +68,26 @@ def test_is_camera() -> None:
     )
     assert is_camera(doubted)
     assert parse_observation(from_camera(play).to_json()).extra["source"] == "camera"
+
+
+def test_a_reading_chosen_in_hindsight_stays_the_camera_s() -> None:
+    """A look back re-reads a camera play and drops its doubts (not second-guessed again); the
+    reading is still the camera's, so a foul it leaves waits for the floor referee, even where
+    the play was the camera's only by its doubts (a stream without ``source``). A typed play
+    re-read stays typed."""
+    doubted = parse_observation(
+        {
+            "t": 1.0,
+            "type": "played",
+            "seat": "S",
+            "cards": ["DJ", "S7", "SB"],
+            "doubts": [{"card": "SB", "or": [[None, 0.8]]}],
+        }
+    )
+    fix = Decoder._fix(doubted, doubted.cards[:2], "a ghost SB")
+    assert fix.doubts == () and is_camera(fix) and fix.extra["camera"] == ["DJ", "S7", "SB"]
+    typed = replace(doubted, doubts=())
+    assert not is_camera(Decoder._fix(typed, typed.cards[:2], "typed in again"))
 
 
 def test_a_camera_foul_after_the_trick_closed_lapses_when_the_table_sweeps() -> None:
