@@ -86,6 +86,10 @@ def read_game(
     if adapted is not None:
         row["right_adapted"] = 0
     black = black_ok = 0
+    #: per reader, which card was read as which (the five commonest go in the row)
+    misread: dict[str, Counter[str]] = {
+        k: Counter() for k in ("right", "right_enrolled", "right_adapted")
+    }
     i = 0
     try:
         while True:
@@ -108,11 +112,13 @@ def read_game(
             for det, counter, key in readers:
                 probs = det.classify(image, boxes)
                 for card, p in zip(truth, probs, strict=True):
-                    kind = error_kind(card, names[int(np.argmax(p))])
+                    read = names[int(np.argmax(p))]
+                    kind = error_kind(card, read)
                     if kind is None:
                         row[key] += 1
                     else:
                         counter[kind] += 1
+                        misread[key][f"{card} read {read}"] += 1
                     if det is (enrolled or plain) and card[0] in "CS" and card[1] in RANKS:
                         other = OTHER_SUIT[card[0]] + card[1]
                         black += 1
@@ -127,6 +133,9 @@ def read_game(
         row.pop("right_enrolled")
     if adapted is not None:
         row["errors_adapted"] = dict(errs_adapted)
+    for key, what in misread.items():
+        if key in row and what:
+            row["misread" + key.removeprefix("right")] = dict(what.most_common(5))
     row["black_corners"], row["black_right"] = black, black_ok
     row["black_suit_right"] = round(black_ok / black, 4) if black else None
     return row
