@@ -5,6 +5,8 @@ games, and more, are bench/decoder_harness.py's."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,9 +52,6 @@ PLAYS, MATCHED, WRONG = 2006, 1851, 8
 def test_the_harness_capture_refuses_a_wrong_size_or_a_missing_model(tmp_path: Path) -> None:
     """``decoder_harness.py capture`` names a bad ``--size`` or an ``--adapted`` file that is not
     there, before it renders anything, and writes nothing."""
-    import subprocess
-    import sys
-
     bench = Path(__file__).resolve().parents[2] / "bench" / "decoder_harness.py"
     for extra, said in (
         (["--size", "2304-1296"], "--size '2304-1296' is not WIDTHxHEIGHT"),
