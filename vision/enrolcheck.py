@@ -20,7 +20,12 @@ frame and the cards, instead of a profile taught the wrong cards.
 * **The same frame twice**, given as two suits: refused.
 * **Two decks mixed**: Guandan is played with two decks, and a frame with both decks' copies of
   a card shows its corner index four times where one deck's card shows it twice; a card read
-  surely (rank probability over ``SURE``) at ``2 x copies`` corners or more is refused, named.
+  surely (rank probability over ``SURE``, in the frame's colour) at ``2 x copies`` corners or
+  more is refused, named. Only the frame's colour counts: a second deck's card of the suit
+  reads in that colour (a suit within it may be misread), while a corner box found on a court
+  card's picture beside its index may read as a rank of the other colour (paris's hearts at
+  2304x1296, enrolment seed 549102: boxes on the queen's and jack's pictures read C4 at 0.61
+  and 0.48 beside the two H4 corners, and a good frame was refused as both decks').
 """
 
 from __future__ import annotations
@@ -81,11 +86,13 @@ class FrameReading:
         best = max(shares, key=lambda s: shares[s])
         return best if shares[best] >= DECISIVE else None
 
-    def rank_probs(self) -> np.ndarray:
+    def rank_probs(self, colour: str | None = None) -> np.ndarray:
         """Per corner, each rank's probability summed over the four suits (corners x 13): the
-        reading enrolment goes by (``assign_ranks``), whatever suit the classifier read."""
+        reading enrolment goes by (``assign_ranks``), whatever suit the classifier read. With
+        ``colour`` (``"red"`` or ``"black"``) summed over that colour's two suits only."""
         names = list(self.names)
-        cols = [[names.index(s + r) for s in "SHCD"] for r in RANKS]
+        suits = [s for s in "SHCD" if colour is None or COLOUR[s] == colour]
+        cols = [[names.index(s + r) for s in suits] for r in RANKS]
         if len(self.probs) == 0:
             return np.zeros((0, len(RANKS)))
         return np.stack([self.probs[:, c].sum(axis=1) for c in cols], axis=1)
@@ -195,7 +202,8 @@ def frame_problem(reading: FrameReading, copies: int) -> str | None:
             )
     if len(reading.probs) == 0:
         return None
-    rank_p = reading.rank_probs()
+    # a second deck's copy reads in the frame's colour; art beside an index may read as any
+    rank_p = reading.rank_probs(COLOUR.get(kind))
     best = rank_p.argmax(axis=1)
     sure = rank_p.max(axis=1) >= SURE
     counts = np.bincount(best[sure], minlength=len(RANKS))
