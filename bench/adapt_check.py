@@ -12,14 +12,16 @@ JSON line: crops read right, and the wrong ones by kind (bench/corner_names.py `
 
     python bench/adapt_check.py --deck proc-serif [--scenes 30] A.onnx B.onnx ...
 
-The crops are kept in ``--cache`` (default ``datasets/generated/adapt-check``), so a second
-reading of the same design costs no rendering. Not the kiosk's conditions (those are
+The crops are kept in ``--cache`` (default ``datasets/generated/adapt-check``, named by the
+design, the scenes and vision/crops.py's digest), so a second reading of the same design with
+the same crop code costs no rendering. Not the kiosk's conditions (those are
 bench/corner_names.py's, in rendered games): a check of the faces and the fine-tuning alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from collections import Counter
@@ -38,7 +40,9 @@ def crops(deck_name: str, scenes: int, cache: Path) -> tuple[np.ndarray, np.ndar
     """The common crops of ``deck_name`` (rendered once, then read from ``cache``)."""
     from vision.crops import CROP_EXPAND
 
-    f = cache / f"{deck_name}-{SEED}-{scenes}.npz"
+    # the crop code is in the name: crops kept from another version of it are not read
+    code = hashlib.sha256((ROOT / "vision" / "crops.py").read_bytes()).hexdigest()[:10]
+    f = cache / f"{deck_name}-{SEED}-{scenes}-{code}.npz"
     if f.exists():
         with np.load(f) as d:
             return d["x"], d["y"]
@@ -60,26 +64,6 @@ def crops(deck_name: str, scenes: int, cache: Path) -> tuple[np.ndarray, np.ndar
     return x_all, y_all
 
 
-def read(model: Path, x: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """The class names and each crop's likeliest class by ``model`` (onnxruntime, one pass)."""
-    import onnxruntime as ort
-
-    from vision.crops import classifier_input
-
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
-    sess = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
-    meta = sess.get_modelmeta().custom_metadata_map
-    size = int(json.loads(meta.get("input_size", "[48, 48]"))[0])
-    names = json.loads(meta["class_names"])  # vision/detector.py requires it
-    name = sess.get_inputs()[0].name
-    out = [
-        sess.run(["probs"], {name: classifier_input(x[i : i + 512], size)})[0].argmax(1)
-        for i in range(0, len(x), 512)
-    ]
-    return names, np.concatenate(out)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--deck", required=True, help="the design whose own faces are rendered")
@@ -92,6 +76,7 @@ def main() -> int:
         raise SystemExit(f"adapt_check.py: no such classifier: {' '.join(missing)}")
     from corner_names import error_kind
 
+    from vision.adapt import read_classes
     from vision.synth.decks import DeckUnavailable, UnknownDeck
 
     try:
@@ -99,7 +84,7 @@ def main() -> int:
     except (DeckUnavailable, UnknownDeck) as exc:
         raise SystemExit(f"adapt_check.py: {exc}") from None
     for m in args.models:
-        names, pred = read(Path(m), x)
+        names, pred = read_classes(m, x)
         kinds = Counter(
             error_kind(names[int(t)], names[int(p)]) for t, p in zip(y, pred, strict=True)
         )

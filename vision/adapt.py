@@ -61,6 +61,7 @@ __all__ = [
     "adapted_beside",
     "deck_reader",
     "read_accuracy",
+    "read_classes",
     "with_adapted",
 ]
 
@@ -317,9 +318,11 @@ def _make_data(
 
 
 # ------------------------------------------------------------------------------ reading crops
-def read_accuracy(classifier: str | Path, x: np.ndarray, y: np.ndarray, threads: int = 2) -> float:
-    """Share of crops (uint8 N x 48 x 48 x 3 BGR) whose likeliest class by the ONNX classifier
-    at ``classifier`` (onnxruntime, one pass) is their label."""
+def read_classes(
+    classifier: str | Path, x: np.ndarray, threads: int = 2
+) -> tuple[list[str], np.ndarray]:
+    """The ONNX classifier's class names and each crop's likeliest class (uint8 N x 48 x 48 x 3
+    BGR crops; onnxruntime, one pass, as the runtime reads)."""
     import onnxruntime as ort
 
     from vision.crops import classifier_input
@@ -330,12 +333,20 @@ def read_accuracy(classifier: str | Path, x: np.ndarray, y: np.ndarray, threads:
     sess = ort.InferenceSession(str(classifier), opts, providers=["CPUExecutionProvider"])
     meta = sess.get_modelmeta().custom_metadata_map
     size = int(json.loads(meta.get("input_size", "[48, 48]"))[0])
+    names = list(json.loads(meta["class_names"]))  # vision/detector.py requires it
     name = sess.get_inputs()[0].name
-    right = 0
-    for i in range(0, len(x), 512):
-        probs = sess.run(["probs"], {name: classifier_input(x[i : i + 512], size)})[0]
-        right += int((probs.argmax(1) == y[i : i + 512]).sum())
-    return right / max(1, len(x))
+    out = [
+        sess.run(["probs"], {name: classifier_input(x[i : i + 512], size)})[0].argmax(1)
+        for i in range(0, len(x), 512)
+    ]
+    return names, np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
+def read_accuracy(classifier: str | Path, x: np.ndarray, y: np.ndarray, threads: int = 2) -> float:
+    """Share of crops (uint8 N x 48 x 48 x 3 BGR) whose likeliest class by the ONNX classifier
+    at ``classifier`` (:func:`read_classes`) is their label."""
+    _, pred = read_classes(classifier, x, threads)
+    return int((pred == y).sum()) / max(1, len(x))
 
 
 # ------------------------------------------------------------------------------ the run
