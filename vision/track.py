@@ -67,8 +67,10 @@ other two corners (an index in all four corners), or when it lies a card's corne
 distance from a card whose label is its own runner-up (one card, one corner misread). So does
 an added copy of a label that the looks confirmed but the committing frame does not show
 (``ABSENT_COST``). An added card that
-left the same zone earlier with no hand near (a label read anew there) may be that card read
-back, not a new one: "no card" joins its runner-ups (``FADED_COST``). The added cards'
+left the same zone earlier with no hand near (a label read anew there), or left a seat's play
+zone at all while other cards stayed (covered by the seat's next play: a trick's cards stay
+until it is cleared), may be that card read back, not a new one: "no card" joins its runner-ups
+(``FADED_COST``; read back in another suit, at the cost of that runner-up). The added cards'
 runner-ups travel to the ``played`` observation as ``doubts``, which the referee uses only when
 the play is illegal as read (engine/referee.py ``reread``). A ``MAYBE`` detection (a card that
 may lie there: a fan's lower court card no face fits surely) is counted apart and never played;
@@ -459,12 +461,13 @@ GONE_COST = 1.5
 #: corners, seen as two jokers in two looks of four and as one in the committing frame, was
 #: played as SB SB with no runner-up at all, a pair on a single
 ABSENT_COST = 1.0
-#: ... and for an added card that left the same region earlier with no hand near while the
-#: region kept other cards (``Tracker._faded``): a card read anew there and now read back as it
-#: was. Seed 9902: E's H7 D7 lay fanned; with no hand near, the H7's index went unread and a
-#: double box of the D7's corner made it D7 D7; when E laid S9 D9 over them the H7 was read
-#: again and played as H7 S9 D9, not a combo (the referee drops a card at its "no card" cost
-#: only when the play as read is illegal)
+#: ... and for an added card that left the same region earlier while the region kept other
+#: cards (``Tracker._faded``): with no hand near, a card read anew there and now read back as it
+#: was; in a seat's play zone also under a hand, a card covered by the seat's next play and seen
+#: again when a later play moves the pile (``_faded_back``). Seed 9902: E's H7 D7 lay fanned;
+#: with no hand near, the H7's index went unread and a double box of the D7's corner made it
+#: D7 D7; when E laid S9 D9 over them the H7 was read again and played as H7 S9 D9, not a combo
+#: (the referee drops a card at its "no card" cost only when the play as read is illegal)
 FADED_COST = 1.0
 
 
@@ -485,6 +488,24 @@ def _maybe_gone(alts: Alts, gone: Collection[str]) -> Alts:
     if not costs:
         return alts
     return _none_at(alts, round(min(min(costs), GONE_COST), 3))
+
+
+def _faded_back(label: str, alts: Alts, faded: Counter[str]) -> Alts:
+    """An added card that may be a card the region lost earlier, seen again (``_faded``): "no
+    card" joins its runner-ups, at ``FADED_COST`` for its own label, else at ``GONE_COST`` or
+    the cost of a runner-up it lost (read back in another suit or rank), whichever is lower;
+    the copy so explained is used up. Plastic 48802 at 2304x1296 (2026-12-06): N's S4, covered
+    by N's later plays, left the zone and came back read C4 or S4 with two of them; proc-serif
+    48815 at 1280x720 the same with W's H4."""
+    if faded[label] > 0:
+        faded[label] -= 1
+        return _none_at(alts, FADED_COST)
+    lost = [(cost, card) for card, cost in alts if faded[card] > 0]
+    if not lost:
+        return alts
+    cost, card = min(lost)
+    faded[card] -= 1
+    return _none_at(alts, round(min(cost, GONE_COST), 3))
 
 
 def _fitting_pairs(
@@ -800,8 +821,9 @@ class Tracker:
         self._touched: dict[str, bool] = dict.fromkeys(self.committed, True)
         self._unconfirmed: dict[str, bool] = dict.fromkeys(self.committed, False)
         #: per region, cards a change took away with no hand near (a label read anew, not a
-        #: card lifted) while other cards stay: one seen there again may be that card, read
-        #: back (``FADED_COST``); forgotten when the region empties (a trick cleared)
+        #: card lifted), or in a seat's play zone at all (a trick's cards stay till it is
+        #: cleared: one gone was covered), while other cards stay: one seen there again may be
+        #: that card, read back (``FADED_COST``); forgotten when the region empties
         self._faded: dict[str, Counter[str]] = {r: Counter() for r in self.committed}
         #: the last frame's weak joker corners and lone corners under the floor left single:
         #: (label, region)
@@ -1452,9 +1474,7 @@ class Tracker:
                     got = pool.get(label)
                     a = got.pop(0) if got else ()
                     a = _maybe_gone(a, gone)
-                    if faded[label] > 0:
-                        faded[label] -= 1
-                        a = _none_at(a, FADED_COST)
+                    a = _faded_back(label, a, faded)
                     if absent[label] > 0:
                         absent[label] -= 1
                         a = _none_at(a, ABSENT_COST)
@@ -1475,7 +1495,7 @@ class Tracker:
                 )
                 if not contents:
                     faded.clear()
-                elif removed and not self._touched[r]:
+                elif removed and (not self._touched[r] or r in SEATS):
                     faded.update(removed)
                 self._touched[r] = False
         self._glimpse(t, [r for r in regions if region_zone(r) not in busy_set])

@@ -429,6 +429,55 @@ def test_a_card_read_back_after_a_reading_with_no_hand_near_may_be_no_card() -> 
     assert new.added == ("H7",) and new.doubts == ()
 
 
+def test_a_card_covered_by_its_seats_next_play_and_seen_again_may_be_no_card() -> None:
+    """Plastic 48802 at 2304x1296 (2026-12-06): N's S4 lay in N's zone; N's next play covered
+    it (the S4 left the zone under N's hand), and when a later play moved the pile it was seen
+    again and counted with that play: S4 7 7, not a combo. In a seat's play zone a card that
+    left under a hand while other cards stayed was covered (a trick's cards stay until it is
+    cleared), so one seen there again gets "no card" at ``FADED_COST``; read back in another
+    suit (C4, with S4 its runner-up), at that runner-up's cost. Outside the play zones (a
+    seat's band: an exposed card taken back) a card lifted under a hand is gone."""
+    from dataclasses import replace
+
+    from vision.track import FADED_COST
+
+    x, y = S_PLAY
+    s4 = ("S4", x, y, 0.0)
+    sevens = [("H7", x + 40, y - 60, 0.0), ("D7", x + 80, y - 60, 0.0)]
+    nines = [("H9", x - 40, y + 40, 0.0), ("C9", x - 80, y + 40, 0.0)]
+    for again, want in (
+        (detections([s4]), FADED_COST),
+        ([replace(d, card="C4", alts=(("S4", 0.4),)) for d in detections([s4])], 0.4),
+    ):
+        tr = Tracker(calibration())
+        tr.touch({"S"})
+        assert [c.added for c in feed(tr, [detections([s4])] * 2)] == [("S4",)]
+        tr.touch({"S"})  # S lays H7 D7 over the S4: its corners covered
+        (cover,) = feed(tr, [detections(sevens)] * 4, t0=1.0)
+        assert (cover.added, cover.removed, cover.touched) == (("D7", "H7"), ("S4",), True)
+        assert cover.doubts == ()
+        tr.touch({"S"})  # S lays H9 C9; the pile moved, the four seen again
+        (play,) = feed(tr, [again + detections(sevens + nines)] * 4, t0=2.0)
+        four = "S4" if again[0].card == "S4" else "C4"
+        assert play.added == tuple(sorted(("C9", "H9", four))) and play.touched
+        assert dict(play.doubts)[four] == _with_none_at(again[0].alts, want)
+        assert "C9" not in dict(play.doubts) and "H9" not in dict(play.doubts)
+    # in S's band: the S4 lifted under a hand and laid there again is a card like any other
+    tr = Tracker(calibration())
+    band = [("S4", 400.0, 860.0, 0.0), ("H7", 500.0, 860.0, 0.0)]
+    tr.touch({"S"})
+    assert [c.region for c in feed(tr, [detections(band)] * 2)] == ["S.band"]
+    tr.touch({"S"})
+    assert [c.removed for c in feed(tr, [detections(band[1:])] * 4, t0=1.0)] == [("S4",)]
+    tr.touch({"S"})
+    (back,) = feed(tr, [detections(band)] * 4, t0=2.0)
+    assert back.added == ("S4",) and back.doubts == ()
+
+
+def _with_none_at(alts: tuple[tuple[str, float], ...], cost: float) -> tuple:
+    return tuple(sorted({**dict(alts), "none": cost}.items(), key=lambda kv: (kv[1], kv[0])))
+
+
 def test_a_card_found_soon_after_a_play_with_no_hand_near_amends_that_play() -> None:
     """A card added to a zone with no hand near, within ``late_s`` of the seat's play and with
     nothing taken away, is that play's card found late: a ``played`` that ``amends`` it. Later,
