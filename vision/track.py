@@ -501,11 +501,9 @@ def _faded_back(label: str, alts: Alts, faded: Counter[str]) -> Alts:
         faded[label] -= 1
         return _none_at(alts, FADED_COST)
     lost = [(cost, card) for card, cost in alts if faded[card] > 0]
-    if not lost:
-        return alts
-    cost, card = min(lost)
-    faded[card] -= 1
-    return _none_at(alts, round(min(cost, GONE_COST), 3))
+    if lost:
+        faded[min(lost)[1]] -= 1
+    return _maybe_gone(alts, {card for _, card in lost})
 
 
 def _fitting_pairs(
