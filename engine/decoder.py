@@ -386,7 +386,9 @@ class Decoder:
             if obs.type == "played" and now is not None and now.counts.get(obs.seat or "") == 0:
                 alts.append(self._count_off(idx))  # it played after going out by the count
         if any(_deal_over_signal(e.type, e.data) for e in out):
-            alts.append(self._gone(idx))
+            # the seat on turn went out unseen: its last camera play emptied its hand, or it
+            # played what the camera glimpsed (tigullio 48831: W's last card, a picture joker)
+            alts += [self._gone(idx), self._put_in(idx, None, obs.t, _deal_over_signal, 1)]
         if obs.type == "count_report" and any(_miscount(e.type, e.data) for e in out):
             alts.append(self._count_off(idx))
         if any(e.type == "notice" and e.data.get("outside") for e in out):  # played on after
@@ -660,16 +662,24 @@ class Decoder:
         if k is not None:
             yield from self._put_in(k, None, o.t)
 
-    def _put_in(self, k: int, stop: str | None, until: float) -> Iterator[Alt]:
+    def _put_in(
+        self,
+        k: int,
+        stop: str | None,
+        until: float,
+        counts: Counts | None = None,
+        gain: int = HINDSIGHT_GAIN,
+    ) -> Iterator[Alt]:
         """Turns the camera missed put in before observation ``k``, each the seat on turn playing
         what was glimpsed (``_glimpsed``, until ``until``) or passing: until ``stop`` is on turn
         (a play out of turn, 9901), or (no ``stop``) one play, the only answer short of a bomb
-        (``_ONLY_ANSWER``) or what was glimpsed, weighed by clashes or third copies."""
+        (``_ONLY_ANSWER``) or what was glimpsed, weighed by clashes or third copies (or by
+        ``counts``, ``gain``: the deal the table ended, ``_second_look``)."""
         o = self._obs[k]
         # before a play out of turn, clashes alone: that play judged in turn may show a third
         # copy the foul hid (seed 9608: a pass missed before it, lost to a seat taken as gone)
-        counts = _clash if stop else _strain
-        if self._pos(k, None) is None or self._clashes_since(k, counts) < HINDSIGHT_GAIN:
+        counts = counts or (_clash if stop else _strain)
+        if self._pos(k, None) is None or self._clashes_since(k, counts) < gain:
             return
         trial = self._core_before(k)
         t0 = self._trick_top_t(trial, k)
@@ -707,7 +717,7 @@ class Decoder:
         if put and (stop is None or (d is not None and d.turn == stop)):
             text = "the table played on as if turns had been taken that the camera missed: "
             text += "; ".join(why)
-            yield Alt(k, {k: [*put, o]}, UNSEEN_COST * len(put) + cost, text, counts=counts)
+            yield Alt(k, {k: [*put, o]}, UNSEEN_COST * len(put) + cost, text, gain, counts)
 
     def _trick_top_t(self, core: RulesCore, k: int) -> float | None:
         """When the trick's last play in ``core``'s deal (before ``k``) was observed."""

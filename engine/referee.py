@@ -958,8 +958,6 @@ class Referee(Decoder):
             self._glimpses.append(obs)
             return []
         idx = len(self._obs)
-        if obs.type == "deal_start":
-            self._glimpses = []
         if obs.type == "deal_start" and self.hindsight:
             self._prev_snap = self._deal_snap
             self._deal_snap = (idx, self._copy_core(self._core))
@@ -968,6 +966,8 @@ class Referee(Decoder):
         out = self._publish(self._core.feed(obs, idx))
         if self.hindsight:
             out += self._second_look(obs, idx, out)
+        if obs.type == "deal_start":  # after the look at the deal it ends (``_put_in``)
+            self._glimpses = []
         return out
 
     def _notice(self, t: float, detail: str) -> list[Event]:

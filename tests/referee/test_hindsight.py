@@ -468,6 +468,50 @@ def test_a_trick_cleared_after_answers_or_a_persons_entry_is_no_deal_end() -> No
     assert not t.of("correction") and not t.of("deal_ended") and t.deal.counts["E"] == 6
 
 
+def e_last_card_glimpsed(t: Table, pair: bool = True, glimpse: str = "HR", by: str = "E") -> float:
+    """W is out; E leads down to one card (two with ``pair`` False: a single, not a pair), N wins
+    the trick and leads D3, S plays D7 (the camera reads both), and ``by``'s ``glimpse`` is seen
+    0.5 s later (a ``glimpse``: no play). When the camera glimpsed it."""
+    w_out_then_e_down_to_eight(t)
+    leads(t, "E", ("D8 C9 DT CJ HQ",), "NS")
+    t.play("E", "H5 H5" if pair else "H5")
+    t.play("N", "H9 H9" if pair else "H9")
+    t.pass_("S")
+    t.pass_("E")
+    cam(t, "N", "D3")
+    cam(t, "S", "D7")
+    t.do("glimpse", step=0.5, seat=by, cards=[glimpse])
+    return t.t
+
+
+@pytest.mark.parametrize("end", ["trick_cleared", "deal_start"])
+def test_a_seats_last_card_only_glimpsed_is_its_play_when_the_table_ends_the_deal(end: str) -> None:
+    """Tigullio 48831 (issue 41): E's last card, the big joker, is only glimpsed on S's D7; then
+    the table clears the trick (or deals again) and nobody plays on: E went out, the deal over
+    W, E. The glimpse is put in as E's play, which ends the deal, and no trick is left open. A
+    glimpse of a card that does not beat the D7, or by another seat, or of E's last card but one
+    (the trick would still be open), is no such end: the record stays as it was."""
+    t = Table()
+    seen = e_last_card_glimpsed(t)
+    fields = {"first_leader": "S"} if end == "deal_start" else {}
+    out = t.do(end, step=3.0, **fields)
+    (corr,) = [e for e in out if e.type == "correction"]
+    assert f"E played HR, which the camera glimpsed there at t={seen:g}" in corr["reason"]
+    events = effective_events(t.ref.events)
+    plays = [(e["seat"], e["cards"]) for e in events if e.type == "play"]
+    assert plays[-2:] == [("S", ["D7"]), ("E", ["HR"])]
+    assert [e["order"][:2] for e in events if e.type == "deal_ended"] == [["W", "E"]]
+    notices = [e for e in events if e.type == "notice"]
+    assert not [e for e in notices if e.data.get("cleared_open") or e.data.get("abandoned")]
+    assert not [e for e in events if e.type == "foul"]
+    assert fold(t.ref.events, t.profile) == t.ref.state
+    for kw in ({"glimpse": "D4"}, {"by": "N"}, {"pair": False}):
+        t = Table()
+        e_last_card_glimpsed(t, **kw)  # type: ignore[arg-type]
+        t.do(end, step=3.0, **fields)
+        assert not t.of("correction") and not t.of("deal_ended"), kw
+
+
 def test_a_new_deal_started_at_the_table_ends_the_last_one_instead_of_abandoning_it() -> None:
     """Without a clearing seen, the next deal's start is the table's word that the deal is
     over: E's last pair is taken as emptying its hand and the deal ends W, E (no abandoned deal,
