@@ -25,7 +25,7 @@ An edit is one of four kinds, each proposed where a kind of camera error may lie
   doubted card without it, where it says it holds fewer or more cards than the count, or plays
   after going out by it (``_count_off``);
 * *insert* turns the camera missed, passes or plays glimpsed or the only answer short of a bomb
-  (``_put_in``, where ``_window`` or ``_unseen`` say they may lie);
+  (``_put_in``, where ``_window`` or ``_unseen`` say they may lie, or the table ended the deal);
 * *move* an observation back before others reported first (``_moved``): ``_reorder``, a beam over
   orders of the last ``REORDER_SPAN`` observations, and ``_late_in_trick``;
 * *move cards* to an earlier play of their seat (``_to_earlier``): found late or read anew by the
