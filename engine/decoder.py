@@ -124,6 +124,7 @@ SWAP_MARGIN: Final = Cost(0.5, "a third copy: an earlier reading is the misread 
 SWAP_MAX_COST: Final = Cost(5.0, "... and at most this, unless the camera never saw the copy there")
 LATE_MAX: Final = Window(2, "cards of a seat's play tried as cards of its last play, seen late")
 MOVED_CARD_COST: Final = Cost(0.0, "a card moved to an earlier play: seen late, not misread")
+MOVED_SURE_COST: Final = Cost(0.25, "... from a later play where the camera never doubted it")
 REORDER_S: Final = Cost(5.0, "seconds within which two seats' turns may have come either way")
 REORDER_SPAN: Final = Window(8, "the latest observations of the deal run again in other orders")
 REORDER_BEAM: Final = Window(6, "orders kept at once in the reorder beam")
@@ -869,7 +870,7 @@ class Decoder:
         left, kept = _without(base, ok.doubts, was)
         for moved, why in moves:
             cards = sort_cards([*left, *moved])
-            cost, why = MOVED_CARD_COST * len(moved), f"{why}: read as {_text(cards)}"
+            cost, why = self._move_cost(moved, late, src), f"{why}: read as {_text(cards)}"
             if src is None or at is None:  # the camera's own: the search judges it
                 fix = self._fix(ok, cards, why, cards, (*kept, *late.doubts))
                 yield Alt(k, {k: [fix]}, cost, why, gain, counts)
@@ -892,6 +893,24 @@ class Decoder:
                 why2 = f"{_text(moved)} taken as {seat}'s earlier play's: read as {_text(cs)}{how}"
                 fix2 = self._fix(late, cs, why2, late.cards)
                 yield Alt(k, {k: [fix], src: [fix2]}, cost + c, f"{why}; then {why2}", gain, counts)
+
+    @staticmethod
+    def _move_cost(moved: Sequence[Card], late: Observation, src: int | None) -> float:
+        """``MOVED_CARD_COST`` a card moved to an earlier play; from a later play (``src``),
+        ``MOVED_SURE_COST`` for one the camera did not doubt as no card there: of two cards
+        either of which makes both plays legal, the one the tracker saw come back to the zone
+        (proc-serif 48845: S's HJ, left from its straight, seen with its next straight, which
+        held an SJ too; the SJ had been moved)."""
+        if src is None:
+            return MOVED_CARD_COST * len(moved)
+        pool = [c for c, alts in late.doubts if any(a is None for a, _ in alts)]
+        cost = 0.0
+        for c in moved:
+            doubted = c in pool
+            if doubted:
+                pool.remove(c)
+            cost += MOVED_CARD_COST if doubted else MOVED_SURE_COST
+        return cost
 
     def _gone(self, end: int | None = None) -> Iterator[Alt]:
         """The table plays on without the seat on turn, or ends the deal (observation ``end``)
@@ -980,8 +999,8 @@ class Decoder:
         card the camera itself doubted as no card (a ghost index beside a play); in a play
         illegal as read such a card, the play staying the foul it was. Admitted when
         ``COUNT_OFF_GAIN`` reports then agree with the count, or the play after going out is no
-        longer out of turn; not where the seat played out of turn earlier this deal (the cards
-        taken back may be the ones off, seed 7105). Without it the seat keeps a card it never held
+        longer out of turn; for fewer, not where the seat played out of turn earlier this deal
+        (the cards taken back may be the ones off, seed 7105). Without it the seat keeps a card it never held
         or lacks one it holds: its true counts are fouls, its going out missed or taken too soon
         (issue 41: five-card bombs read as four on rendered games, as in game 47904, plastic HK
         DK SK DK, proc-serif SJ SJ DJ CJ DJ; a ghost SB in an illegal DJ S7, tigullio 48651)."""
@@ -998,8 +1017,11 @@ class Decoder:
             for e, k in zip(self._effective, self._origin, strict=True)
             if e.deal == d.number and e.data.get("seat") == seat and k != idx
         ]
-        if any(_foul(e, "out_of_turn") and e.data.get("cards") for e, _ in mine):
-            return  # cards taken back from a play out of turn: the count is not the hand's
+        # cards the referee took back from a play out of turn may have stayed down at the table:
+        # then the seat holds fewer than the count, never more (tigullio 48861: W's SB out of
+        # turn taken back, a ghost H2 in an illegal play, W out by the count one card early)
+        if off > 0 and any(_foul(e, "out_of_turn") and e.data.get("cards") for e, _ in mine):
+            return
         said = (
             f"played {_text(o.cards)} at t={o.t:g}, gone out by the count"
             if played

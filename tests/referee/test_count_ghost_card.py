@@ -133,3 +133,56 @@ def test_a_ghost_card_in_an_illegal_play_found_when_the_seat_plays_again() -> No
     assert (
         foul["kind"] == "illegal_play" and sorted(foul["cards"]) == ["DJ", "S7"] and foul["review"]
     )
+
+
+def test_a_ghost_card_found_when_the_seat_plays_again_after_a_play_taken_back() -> None:
+    """Tigullio 48861 (issue 41): W played C3 out of turn early on (taken back: the count keeps
+    it), then answered E's D4 with DA, read DA D9 (not a combination; no doubt names the D9 as
+    no card), so W holds one card fewer by the count. W goes out by the count with CK and then
+    leads C3. Cards taken back that stayed down at the table would leave W fewer cards than the
+    count, never more, so the play taken back is no reason to hold back: the ghost D9 goes (the
+    DA a legal answer now), W goes out with C3, no foul but the C3 played out of turn."""
+    t = Table()
+    t.do("deal_start", first_leader="W")
+    for play in ("S3 H4 C5 D6 S7", "H3 C4 D5 S6 H7", "C8 D9 ST HJ CQ", "S8 S8 D8 D8"):
+        cam(t, "W", play)
+        for s in "SEN":
+            t.pass_(s)
+    cam(t, "W", "H9 CT DJ SQ HK")
+    t.pass_("S")
+    cam(t, "W", "C3")  # E on turn: taken back
+    for play in ("S5 S5 H5 H5", "D4", "S9 S9 C9 C9", "D5"):
+        cam(t, "E", play)
+        t.pass_("N")
+        if play == "D4":
+            t.do(
+                "played", seat="W", cards=["DA", "D9"], doubts=[{"card": "D9", "or": [["D8", 1.5]]}]
+            )
+            t.pass_("S")
+        elif play == "D5":
+            cam(t, "W", "CK")
+        else:
+            t.pass_("W")
+            t.pass_("S")
+            t.do("trick_cleared")
+    assert t.deal.counts["W"] == 0 and not t.of("correction")
+    for s in "SEN":
+        t.pass_(s)
+    t.do("trick_cleared")
+    cam(t, "W", "C3")
+    (fix,) = [e for e in t.ref.events if e.type == "correction"]
+    assert "gone out by the count: its DA D9 re-read as DA" in fix["reason"]
+    events = effective_events(t.ref.events)
+    plays = [(e["seat"], e["cards"]) for e in events if e.type == "play"]
+    assert plays[-5:] == [
+        ("W", ["DA"]),
+        ("E", ["S9", "S9", "C9", "C9"]),
+        ("E", ["D5"]),
+        ("W", ["CK"]),
+        ("W", ["C3"]),
+    ]
+    fouls = [(e["kind"], e["cards"]) for e in events if e.type == "foul"]
+    assert fouls == [("out_of_turn", ["C3"])]
+    (out,) = [e for e in events if e.type == "seat_out"]
+    assert out["seat"] == "W" and out.t == t.t
+    assert fold(t.ref.events, t.profile) == t.ref.state

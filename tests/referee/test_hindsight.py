@@ -1293,6 +1293,37 @@ def test_a_card_of_a_pair_seen_only_with_the_seats_next_play_joins_the_pair() ->
     assert fold(t.ref.events, t.profile) == t.ref.state
 
 
+@pytest.mark.parametrize("back", ["HJ", "SJ"])
+def test_of_two_cards_either_of_which_joins_the_last_play_the_one_seen_coming_back_goes(
+    back: str,
+) -> None:
+    """Proc-serif 48845: S's straight D8 D9 DT HJ DQ is seen without its HJ (not a combination);
+    E answers with a straight, N passes, and S's next straight HT SJ HQ CK CA is seen with the HJ
+    too (it lay under the new cards and came back into view; the tracker gives it "no card" as
+    a runner-up). A jack joins the first straight: either jack leaves both plays legal, and the
+    one the camera doubted in the later play goes, not the other (the old order took the SJ)."""
+    t = Table()
+    start(t)
+    cam(t, "W", "CK")  # out of turn (taken back): W is barred from the trick, as in 48845
+    cam(t, "S", "D8 D9 DT DQ")
+    cam(t, "E", "H9 ST CJ CQ HK")
+    t.pass_("N")
+    cards = "HT SJ HJ HQ CK CA".split()
+    doubts = [{"card": c, "or": [[None, 2.4]] if c == back else [["HA", 4.5]]} for c in cards]
+    out = t.do("played", seat="S", cards=cards, doubts=doubts)
+    assert [e.type for e in out].count("correction") == 1
+    plays = [sorted(p["cards"]) for p in in_effect(t, "play")]
+    stays = "SJ" if back == "HJ" else "HJ"
+    assert plays == [
+        sorted(["D8", "D9", "DT", back, "DQ"]),
+        sorted("H9 ST CJ CQ HK".split()),
+        sorted(["HT", stays, "HQ", "CK", "CA"]),
+    ]
+    fouls = [(e["seat"], e["kind"]) for e in effective_events(t.ref.events) if e.type == "foul"]
+    assert fouls == [("W", "out_of_turn")]
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
 def test_a_seats_next_play_gives_no_card_to_its_last_one_without_a_gain() -> None:
     """E's single SK on a pair is illegal and stays so when E's next play of the trick holds a
     king but its other card, a single three, is no legal play on the aces in any reading: the
