@@ -218,6 +218,9 @@ class _Core:
         #: barring lapses when the table sweeps (``_trick_cleared``); emptied (``emit``) once
         #: no seat is barred
         self.camera_barred: set[str] = set()
+        #: plays and passes seen since the table's last clearing, but for plays out of turn
+        #: (taken back): a sweep with none sweeps no trick (``_trick_cleared``)
+        self.turns_since_clear = 0
 
     # ------------------------------------------------------------------ emit
     def emit(self, etype: str, t: float, data: dict[str, Any], combo: Combo | None = None) -> None:
@@ -299,6 +302,9 @@ class _Core:
                 self.notice(obs.t, f"{ty} by {obs.seat} outside the tribute: ignored")
             else:  # a correction reaching the core: the Referee handles those
                 self.notice(obs.t, f"{ty} observation not handled here: ignored")
+        taken_back = any(x.type == "foul" and x.data["kind"] == "out_of_turn" for x in self.out)
+        if ty == "pass" or (ty == "played" and not taken_back):
+            self.turns_since_clear += 1
         self._after(obs.t)
         return self.out
 
@@ -844,9 +850,14 @@ class _Core:
         foul on the camera's reading: by the table, the trick that seat lost is the one swept,
         so it plays again (game 47307, 2026-12-05: E's out-of-turn play came after the
         referee, misled by a misread bomb, had closed the trick, and E stayed barred in every
-        trick after: four plays judged out of turn). A foul the referee marked keeps its
-        penalty: a seat that played out of turn after the last pass loses the next trick."""
+        trick after: four plays judged out of turn). Not where no turn was seen since the
+        table's last clearing: nothing was swept but the cards taken back (proc-serif 48890 with
+        the renderer's labels: E's ST out of turn, taken back from the empty table, seen as a
+        clearing; E played again at once, and six plays were judged out of turn). A foul the
+        referee marked keeps its penalty: a seat that played out of turn after the last pass
+        loses the next trick."""
         d = self._live_deal()
+        swept, self.turns_since_clear = self.turns_since_clear > 0, 0
         if d is not None and d.top is not None:
             self.notice(
                 obs.t,
@@ -854,7 +865,7 @@ class _Core:
                 f"{d.turn} to play",
                 cleared_open=True,
             )
-        elif d is not None and d.barred & self.camera_barred:
+        elif d is not None and d.barred & self.camera_barred and swept:
             seats = sorted(d.barred & self.camera_barred)
             self.camera_barred.difference_update(seats)
             self.notice(

@@ -118,3 +118,31 @@ def test_a_camera_foul_after_the_trick_closed_lapses_when_the_table_sweeps() -> 
         else:
             assert lapsed == [] and [f["kind"] for f in t.fouls()] == ["out_of_turn"] * 2
         assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_sweep_with_no_play_since_the_last_clearing_lapses_no_barring() -> None:
+    """Proc-serif 48890 with the renderer's labels: the table swept S's trick, S leads; E plays
+    D9 out of turn (the game's mischief) and takes it back from the empty table, which the
+    tracker reports as a second clearing. Nothing was swept but E's card, so E stays barred from
+    S's trick: S leads S5, E's turn is skipped, N and W pass and S leads again, with no play
+    judged out of turn. (Lapsed, E was on turn, and the table's next plays were each judged out
+    of turn.)"""
+    t = Table("standard")
+    t.do("deal_start", first_leader="S")
+    seen(t, "played", seat="S", cards=["S3"])
+    for seat in ("E", "N", "W"):
+        seen(t, "pass", seat=seat)
+    seen(t, "trick_cleared")  # the table sweeps S's S3: S leads
+    for _ in range(2):  # twice (tigullio 48881: N's HR, then its SB)
+        seen(t, "played", seat="E", cards=["D9"])  # out of turn, taken back
+        seen(t, "trick_cleared")  # the empty table again: no trick swept
+    assert not [n for n in t.of("notice") if n.get("barring_lapses")]
+    seen(t, "played", seat="S", cards=["S5"])
+    seen(t, "pass", seat="N")
+    seen(t, "pass", seat="W")
+    seen(t, "trick_cleared")
+    seen(t, "played", seat="S", cards=["S7"])
+    assert [f["kind"] for f in t.fouls()] == ["out_of_turn"] * 2
+    assert not [n for n in t.of("notice") if n.get("cleared_open") or n.get("ignored")]
+    assert t.ref.state.deal.turn == "E" and t.ref.state.deal.counts["S"] == 24
+    assert fold(t.ref.events, t.profile) == t.ref.state
