@@ -1002,9 +1002,9 @@ class Decoder:
         longer out of turn; for fewer, not where the seat played out of turn earlier this deal
         (the cards taken back may be the ones off, seed 7105). Without it the seat keeps a card
         it never held or lacks one it holds: its true counts are fouls, its going out missed or
-        taken too soon
-        (issue 41: five-card bombs read as four on rendered games, as in game 47904, plastic HK
-        DK SK DK, proc-serif SJ SJ DJ CJ DJ; a ghost SB in an illegal DJ S7, tigullio 48651)."""
+        taken too soon (issue 41: five-card bombs read as four on rendered games, as in game
+        47904, plastic HK DK SK DK, proc-serif SJ SJ DJ CJ DJ; a ghost SB in an illegal DJ S7,
+        tigullio 48651)."""
         o, d = self._obs[idx], self._core_before(idx)._live_deal()
         seat = o.seat
         if d is None or seat is None:
