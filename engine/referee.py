@@ -218,8 +218,8 @@ class _Core:
         #: barring lapses when the table sweeps (``_trick_cleared``); emptied (``emit``) once
         #: no seat is barred
         self.camera_barred: set[str] = set()
-        #: plays and passes seen since the table's last clearing, but for plays out of turn
-        #: (taken back): a sweep with none sweeps no trick (``_trick_cleared``)
+        #: plays and passes seen since the table's last clearing or the deal's start, but for
+        #: plays out of turn (taken back): a sweep with none sweeps no trick (``_trick_cleared``)
         self.turns_since_clear = 0
 
     # ------------------------------------------------------------------ emit
@@ -265,7 +265,7 @@ class _Core:
         self.camera = is_camera(obs)
         ty = obs.type
         if ty == "deal_start":
-            self.camera_deal = False
+            self.camera_deal, self.turns_since_clear = False, 0
         elif ty == "played" and self.camera:
             self.camera_deal = True
         if self.phase is not None and ty in (

@@ -146,3 +146,26 @@ def test_a_sweep_with_no_play_since_the_last_clearing_lapses_no_barring() -> Non
     assert not [n for n in t.of("notice") if n.get("cleared_open") or n.get("ignored")]
     assert t.ref.state.deal.turn == "E" and t.ref.state.deal.counts["S"] == 24
     assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_a_new_deal_starts_with_no_turn_since_a_clearing() -> None:
+    """The count of turns since the table's last clearing starts again with each deal: a play
+    out of turn before the new deal's first lead, taken back from the empty table and seen as a
+    clearing, swept no trick, whatever the last deal's turns were. (Counted on from the deal
+    before, the barring lapsed and E, on turn by its lapse, had S's lead judged out of turn.)"""
+    t = Table("standard")
+    t.do("deal_start", first_leader="S")
+    seen(t, "played", seat="S", cards=["S3"])
+    seen(t, "pass", seat="E")  # turns in a deal the table then ends unfinished
+    t.do("deal_start", first_leader="S")
+    seen(t, "played", seat="E", cards=["D9"])  # out of turn, taken back
+    seen(t, "trick_cleared")  # the empty table: no trick swept
+    assert not [n for n in t.of("notice") if n.get("barring_lapses")]
+    seen(t, "played", seat="S", cards=["S5"])
+    seen(t, "pass", seat="N")
+    seen(t, "pass", seat="W")
+    seen(t, "trick_cleared")
+    seen(t, "played", seat="S", cards=["S7"])
+    deal = t.ref.state.deal
+    assert [f["kind"] for f in t.fouls()] == ["out_of_turn"]
+    assert deal.number == 2 and deal.turn == "E" and deal.counts["S"] == 25
