@@ -120,6 +120,17 @@ def test_a_camera_foul_after_the_trick_closed_lapses_when_the_table_sweeps() -> 
         assert fold(t.ref.events, t.profile) == t.ref.state
 
 
+def _s_leads_past_barred_e(t: Table) -> None:
+    """No barring lapsed yet; S leads S5, E's turn skipped (barred), N and W pass, the table
+    sweeps and S leads S7."""
+    assert not [n for n in t.of("notice") if n.get("barring_lapses")]
+    seen(t, "played", seat="S", cards=["S5"])
+    seen(t, "pass", seat="N")
+    seen(t, "pass", seat="W")
+    seen(t, "trick_cleared")
+    seen(t, "played", seat="S", cards=["S7"])
+
+
 def test_a_sweep_with_no_play_since_the_last_clearing_lapses_no_barring() -> None:
     """Proc-serif 48890 with the renderer's labels: the table swept S's trick, S leads; E plays
     D9 out of turn (the game's mischief) and takes it back from the empty table, which the
@@ -136,12 +147,7 @@ def test_a_sweep_with_no_play_since_the_last_clearing_lapses_no_barring() -> Non
     for _ in range(2):  # twice (tigullio 48881: N's HR, then its SB)
         seen(t, "played", seat="E", cards=["D9"])  # out of turn, taken back
         seen(t, "trick_cleared")  # the empty table again: no trick swept
-    assert not [n for n in t.of("notice") if n.get("barring_lapses")]
-    seen(t, "played", seat="S", cards=["S5"])
-    seen(t, "pass", seat="N")
-    seen(t, "pass", seat="W")
-    seen(t, "trick_cleared")
-    seen(t, "played", seat="S", cards=["S7"])
+    _s_leads_past_barred_e(t)
     assert [f["kind"] for f in t.fouls()] == ["out_of_turn"] * 2
     assert not [n for n in t.of("notice") if n.get("cleared_open") or n.get("ignored")]
     assert t.ref.state.deal.turn == "E" and t.ref.state.deal.counts["S"] == 24
@@ -160,12 +166,7 @@ def test_a_new_deal_starts_with_no_turn_since_a_clearing() -> None:
     t.do("deal_start", first_leader="S")
     seen(t, "played", seat="E", cards=["D9"])  # out of turn, taken back
     seen(t, "trick_cleared")  # the empty table: no trick swept
-    assert not [n for n in t.of("notice") if n.get("barring_lapses")]
-    seen(t, "played", seat="S", cards=["S5"])
-    seen(t, "pass", seat="N")
-    seen(t, "pass", seat="W")
-    seen(t, "trick_cleared")
-    seen(t, "played", seat="S", cards=["S7"])
+    _s_leads_past_barred_e(t)
     deal = t.ref.state.deal
     assert [f["kind"] for f in t.fouls()] == ["out_of_turn"]
     assert deal.number == 2 and deal.turn == "E" and deal.counts["S"] == 25
