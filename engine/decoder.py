@@ -112,7 +112,7 @@ class Window(int):
 # Every cost and window, each with its reason. A new kind of camera error should need a row here
 # and a generator of alternatives, not a new branch.
 REREAD_BUDGET: Final = Cost(3.0, "an illegal play re-read as it comes: index slips are common")
-REREAD_BUDGET_IMPOSSIBLE: Final = Cost(10.0, "... a reading that cannot be (3 copies in a play)")
+REREAD_BUDGET_IMPOSSIBLE: Final = Cost(10.0, "... 3 copies in a play, or a foul with a third copy")
 HINDSIGHT_BUDGET: Final = Cost(10.0, "a suspect read again in hindsight: readings up to this cost")
 EXTRA_CARD_COST: Final = Cost(3.0, "one card seen that was not there (a ghost index beside a fan)")
 MISSED_CARD_COST: Final = Cost(3.0, "one card not seen (an index under another): _missed_cards")

@@ -546,8 +546,13 @@ class _Core:
             reread_data = {"camera": obs.extra["camera"], "reread": obs.extra["reread"]}
         elif obs.doubts and not self._legal(d, seat, cards):
             # three copies of a card in one play cannot be: the camera is wrong for sure, so
-            # any of its runner-ups may be the truth; otherwise an illegal play may be real
-            impossible = max(seen.values()) > 2
+            # any of its runner-ups may be the truth; nor a play both illegal as a combination
+            # and a third copy in the deal, which as a foul would need an earlier play misread
+            # too (plastic 48947: N's SB read SB SB, "no card" at 3.27 and 4.19 nats, after an
+            # SB played: a pair on a single). A third copy alone is weighed against the earlier
+            # readings (``_third_copy``); otherwise an illegal play may be real
+            third = bool(third_copies(d, seat, cards))
+            impossible = max(seen.values()) > 2 or (third and not self._fits(d, seat, cards))
             found = reread(
                 cards,
                 obs.doubts,
@@ -558,7 +563,13 @@ class _Core:
                 camera = text
                 cards = found[0]
                 text = [str(c) for c in cards]
-                why_read = "more than two copies of a card" if impossible else "not a legal play"
+                why_read = (
+                    "not a legal play"
+                    if not impossible
+                    else "more than two copies of a card"
+                    if max(seen.values()) > 2
+                    else "not a legal play, and a card seen a third time this deal"
+                )
                 reread_data = {
                     "camera": camera,
                     "reread": (
@@ -653,9 +664,11 @@ class _Core:
     def _legal(self, d: DealState, seat: str, cards: list[Card]) -> bool:
         """Whether ``cards`` by ``seat`` (on turn) would be a legal play, with no card more than
         twice in the play and no third copy in the deal."""
+        return not third_copies(d, seat, cards) and self._fits(d, seat, cards)
+
+    def _fits(self, d: DealState, seat: str, cards: list[Card]) -> bool:
+        """:meth:`_legal` but for the copies played before: a combination that may be played."""
         if max(Counter(cards).values()) > 2 or len(cards) > d.counts[seat]:
-            return False
-        if third_copies(d, seat, cards):
             return False
         combo, _ = choose_reading(cards, d.top, play_level(d.level), self.p, self.rules)
         return combo is not None and not _lead_banned(d, seat, combo)

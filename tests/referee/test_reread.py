@@ -202,3 +202,33 @@ def test_three_copies_in_one_play_cannot_be_so_dearer_runner_ups_are_used() -> N
     start(t2)
     t2.do("played", seat="S", cards="S7 D8".split(), doubts=[doubt("D8", ("D7", dear))])
     assert [f["kind"] for f in t2.fouls()] == ["illegal_play"]
+
+
+def test_an_illegal_play_that_holds_a_third_copy_cannot_be_either() -> None:
+    """E's SB read SB SB after S played an SB (plastic 48947): a pair on a single, and a third
+    SB. As a foul it would need the earlier SB misread too, so a "no card" dearer than the
+    budget for a merely illegal play is taken; the same pair with no SB played stays illegal."""
+    sb_sb = [doubt("SB", (None, REREAD_BUDGET + 0.27)), doubt("SB", (None, REREAD_BUDGET + 1.19))]
+
+    def e_plays_sb_sb_on_d5(sb_before: bool) -> Table:
+        t = Table()
+        start(t)
+        if sb_before:
+            t.play("S", "SB")
+            for s in "ENW":
+                t.pass_(s)
+        t.play("S", "D5")
+        t.do("played", seat="E", cards=["SB", "SB"], doubts=sb_sb)
+        return t
+
+    t = e_plays_sb_sb_on_d5(True)
+    p = plays(t)[-1]
+    assert p["cards"] == ["SB"] and p["camera"] == ["SB", "SB"] and p["legal"] is True
+    assert "a card seen a third time this deal" in str(p["reread"])
+    assert "no card for SB" in str(p["reread"]) and "cost 3.27" in str(p["reread"])
+    assert not t.fouls()
+    assert fold(t.ref.events, t.profile) == t.ref.state
+    # no SB played before: a pair on a single, possible as a foul, over the budget: it stands
+    t2 = e_plays_sb_sb_on_d5(False)
+    assert plays(t2)[-1]["legal"] is False and "camera" not in plays(t2)[-1]
+    assert [f["kind"] for f in t2.fouls()] == ["illegal_play"]
