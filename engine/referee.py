@@ -551,8 +551,9 @@ class _Core:
             # too (plastic 48947: N's SB read SB SB, "no card" at 3.27 and 4.19 nats, after an
             # SB played: a pair on a single). A third copy alone is weighed against the earlier
             # readings (``_third_copy``); otherwise an illegal play may be real
-            third = bool(third_copies(d, seat, cards))
-            impossible = max(seen.values()) > 2 or (third and not self._fits(d, seat, cards))
+            three = max(seen.values()) > 2
+            third = not three and bool(third_copies(d, seat, cards))
+            impossible = three or (third and not self._fits(d, seat, cards))
             found = reread(
                 cards,
                 obs.doubts,
@@ -563,13 +564,9 @@ class _Core:
                 camera = text
                 cards = found[0]
                 text = [str(c) for c in cards]
-                why_read = (
-                    "not a legal play"
-                    if not impossible
-                    else "more than two copies of a card"
-                    if max(seen.values()) > 2
-                    else "not a legal play, and a card seen a third time this deal"
-                )
+                why_read = "more than two copies of a card" if three else "not a legal play"
+                if impossible and not three:
+                    why_read += ", and a card seen a third time this deal"
                 reread_data = {
                     "camera": camera,
                     "reread": (
