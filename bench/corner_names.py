@@ -19,10 +19,17 @@ Per game one JSON line, then a total per deck:
   ``rank``, ``none`` (called no card), ``joker``;
 * ``black_suit_right`` (``black_right`` of ``black_corners``): of the black number and court
   cards, the share whose club-or-spade is right when only those two are compared (the
-  pipeline's hardest call on ``plastic``).
+  pipeline's hardest call on ``plastic``);
+* with ``--detect``, the corner stage too, as the table pipeline runs it (the reader's own
+  ``detect``: corner boxes, then naming at the boxes it found; the adapted reader where one is
+  given, else the enrolled, else the plain): ``found`` (a detection's centre inside the
+  labelled box), ``kept`` (found at the tracker's floor, ``TRACKER_FLOOR``) and ``kept_right``
+  (kept and named as the card it is); ``lost`` lists the five commonest cards not kept. So a
+  play lost in bench/table_accuracy.py can be put down to the corner stage (an index not found
+  or found too weakly) or the naming.
 
     python bench/corner_names.py [--games 10] [--seed 9401] [--decks plastic] [--keep DIR]
-        [--enrol] [--adapted deck.classes.onnx]
+        [--enrol] [--adapted deck.classes.onnx] [--detect]
 """
 
 from __future__ import annotations
@@ -40,6 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 RANKS = "23456789TJQKA"
 OTHER_SUIT = {"S": "C", "C": "S", "H": "D", "D": "H"}
+#: the table tracker's floor on a detection's score (vision/track.py ``CardTracker`` min_score)
+TRACKER_FLOOR = 0.25
 
 
 def error_kind(truth: str, got: str) -> str | None:
@@ -62,6 +71,7 @@ def read_game(
     every: float,
     deck: str = "",
     adapted: Any | None = None,
+    detect: bool = False,
 ) -> dict[str, Any]:
     import cv2
     import numpy as np
@@ -85,6 +95,10 @@ def read_game(
     errs_adapted: Counter[str] = Counter()
     if adapted is not None:
         row["right_adapted"] = 0
+    finder = adapted or enrolled or plain
+    lost: Counter[str] = Counter()
+    if detect:
+        row |= {"found": 0, "kept": 0, "kept_right": 0}
     black = black_ok = 0
     #: per reader, which card was read as which (the five commonest go in the row)
     misread: dict[str, Counter[str]] = {
@@ -124,6 +138,8 @@ def read_game(
                         black += 1
                         black_ok += bool(p[names.index(card)] > p[names.index(other)])
             row["corners"] += len(truth)
+            if detect:
+                _detected(finder.detect(image), truth, boxes, row, lost)
     finally:
         cap.release()
     row["errors"] = dict(errs)
@@ -136,9 +152,37 @@ def read_game(
     for key, what in misread.items():
         if key in row and what:
             row["misread" + key.removeprefix("right")] = dict(what.most_common(5))
+    if detect:
+        row["lost"] = dict(lost.most_common(5))
     row["black_corners"], row["black_right"] = black, black_ok
     row["black_suit_right"] = round(black_ok / black, 4) if black else None
     return row
+
+
+def _detected(
+    dets: Any, truth: list[str], boxes: Any, row: dict[str, Any], lost: Counter[str]
+) -> None:
+    """Count each labelled corner (``truth``, ``boxes``) found, kept and kept right by the
+    detections ``dets`` (``--detect``); the ones not kept go to ``lost``."""
+    import numpy as np
+
+    centres = np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in dets])
+    for card, (x1, y1, x2, y2) in zip(truth, boxes, strict=True):
+        inside = (
+            [
+                d
+                for d, (cx, cy) in zip(dets, centres, strict=True)
+                if x1 <= cx <= x2 and y1 <= cy <= y2
+            ]
+            if len(dets)
+            else []
+        )
+        kept = [d for d in inside if d.score >= TRACKER_FLOOR]
+        row["found"] += bool(inside)
+        row["kept"] += bool(kept)
+        row["kept_right"] += any(d.card == card for d in kept)
+        if not any(d.card == card for d in kept):
+            lost[card if inside else f"{card} not found"] += 1
 
 
 def main() -> int:
@@ -161,6 +205,11 @@ def main() -> int:
         metavar="FILE",
         help="also read with this classifier adapted to the games' deck (guandan vision adapt; "
         "its deck picked with --decks), alone: right_adapted",
+    )
+    ap.add_argument(
+        "--detect",
+        action="store_true",
+        help="also run the corner stage on each frame: found, kept and kept_right",
     )
     args = ap.parse_args()
     if not DEFAULT_MODEL.exists():
@@ -190,10 +239,11 @@ def main() -> int:
                 from vision.adapt import deck_reader
 
                 adapted = resolve_detector("model", video, deck_reader(args.adapted))
-            row = read_game(video, plain, enrolled, args.every, deck, adapted)
+            row = read_game(video, plain, enrolled, args.every, deck, adapted, args.detect)
             print(json.dumps({"figure": "game", "seed": seed, "deck": deck, **row}), flush=True)
             t = totals.setdefault(deck, Counter())
-            keys = ("corners", "right", "right_enrolled", "right_adapted")
+            keys = ("corners", "right", "right_enrolled", "right_adapted", "found", "kept")
+            keys += ("kept_right",)
             for key in (*keys, "black_corners", "black_right"):
                 t[key] += int(row.get(key) or 0)
     for deck, t in totals.items():
@@ -203,6 +253,9 @@ def main() -> int:
             out["right_enrolled"] = round(t["right_enrolled"] / max(t["corners"], 1), 4)
         if args.adapted:
             out["right_adapted"] = round(t["right_adapted"] / max(t["corners"], 1), 4)
+        if args.detect:
+            for key in ("found", "kept", "kept_right"):
+                out[key] = round(t[key] / max(t["corners"], 1), 4)
         if t["black_corners"]:
             out["black_suit_right"] = round(t["black_right"] / t["black_corners"], 4)
         print(json.dumps(out), flush=True)

@@ -469,6 +469,13 @@ ABSENT_COST = 1.0
 #: D7 D7; when E laid S9 D9 over them the H7 was read again and played as H7 S9 D9, not a combo
 #: (the referee drops a card at its "no card" cost only when the play as read is illegal)
 FADED_COST = 1.0
+#: A card of a label the zone already holds, seen after a hand came farther than this (mm)
+#: from every place that label lay in the zone's settled looks since its last change, while
+#: the zone shows no more copies of it than before: the seat's new play holds the second
+#: copy and covers the first (:meth:`Tracker._second_copies`). A corner spacing and a double
+#: box's tolerance: one card seen by its centre, then by one corner, moves half a spacing;
+#: by one corner, then the other, one spacing.
+SECOND_COPY_MM = 90.0
 
 
 def _maybe_gone(alts: Alts, gone: Collection[str]) -> Alts:
@@ -823,6 +830,9 @@ class Tracker:
         #: cleared: one gone was covered), while other cards stay: one seen there again may be
         #: that card, read back (``FADED_COST``); forgotten when the region empties
         self._faded: dict[str, Counter[str]] = {r: Counter() for r in self.committed}
+        #: per region, where each label lay in the settled looks since the region's last change
+        #: (``_second_copies``): label -> places (table mm)
+        self._at: dict[str, dict[str, list[tuple[float, float]]]] = {r: {} for r in self.committed}
         #: the last frame's weak joker corners and lone corners under the floor left single:
         #: (label, region)
         self._glimpsed: list[tuple[str, str]] = []
@@ -1407,10 +1417,12 @@ class Tracker:
         busy_set = set(busy)
         counts: dict[str, Counter[str]] = {r: Counter() for r in regions}
         unsure: dict[str, dict[str, list[Alts]]] = {}
+        where: dict[str, dict[str, list[tuple[float, float]]]] = {r: {} for r in counts}
         for c in seen:
             if c.region in counts:
                 counts[c.region][c.card] += 1
                 unsure.setdefault(c.region, {}).setdefault(c.card, []).append(c.alts)
+                where[c.region].setdefault(c.card, []).append((c.x_mm, c.y_mm))
         changes: list[Change] = []
         self.touch(busy_set)
         for r in regions:
@@ -1450,54 +1462,103 @@ class Tracker:
             prev_key, streak = self._candidate.get(r, ((), 0))
             streak = streak + 1 if prev_key == key and r in self._candidate else 1
             self._candidate[r] = (key, streak)
-            if streak >= self.stable_frames and key != _counter_tuple(self.committed[r]):
-                old = self.committed[r]
-                self.committed[r] = cand
-                both = _counter_tuple(cand - old)
-                added = tuple(k for k in both if k != MAYBE)
-                removed = tuple(k for k in _counter_tuple(old - cand) if k != MAYBE)
-                if not added and not removed:
-                    continue  # only a card that may be there came or went: no change of cards
-                # runner-ups of the added cards, from this frame's instances of their labels
-                doubts: list[tuple[str, Alts]] = []
-                # per label, the instances that may be no card first (a fan's lower card
-                # seen under the floor, ``_next_of_kin``): the copy a change adds is the one
-                # least sure to be there, and the referee drops a card at its "none" cost
-                pool = {k: sorted(v, key=_none_cost) for k, v in unsure.get(r, {}).items()}
-                gone = set(removed)
-                faded = self._faded[r]
-                # copies the looks confirmed that this frame does not show
-                absent = +(cand - counts[r])
-                for label in added:
-                    got = pool.get(label)
-                    a = got.pop(0) if got else ()
-                    a = _maybe_gone(a, gone)
-                    a = _faded_back(label, a, faded)
-                    if absent[label] > 0:
-                        absent[label] -= 1
-                        a = _none_at(a, ABSENT_COST)
-                    if a:
-                        doubts.append((label, a))
-                if added:  # cards that may lie beside them (MAYBE), each with its readings
-                    maybes = pool.get(MAYBE, [])
-                    doubts += [(MAYBE, a) for a in maybes[: both.count(MAYBE)] if a]
-                    # and a fan's faint corners of cards not lying there before
-                    doubts += [
-                        (MAYBE, m.alts)
-                        for m in self._fan_maybes(*self._lone_left)
-                        if m.region == r and m.alts and m.alts[0][0] not in old
-                    ]
-                contents = tuple(k for k in key if k != MAYBE)
-                changes.append(
-                    Change(t, r, added, removed, contents, tuple(doubts), self._touched[r])
-                )
-                if not contents:
-                    faded.clear()
-                elif removed and (not self._touched[r] or r in SEATS):
-                    faded.update(removed)
-                self._touched[r] = False
+            if not (streak >= self.stable_frames and key != _counter_tuple(self.committed[r])):
+                if counts[r] == self.committed[r]:  # a settled look: where its cards lie
+                    self._settled(r, where[r])
+                continue
+            old = self.committed[r]
+            self.committed[r] = cand
+            both = _counter_tuple(cand - old)
+            added = tuple(k for k in both if k != MAYBE)
+            removed = tuple(k for k in _counter_tuple(old - cand) if k != MAYBE)
+            second = self._second_copies(r, old, cand, counts[r], where[r]) if added else ()
+            self._at[r] = {}
+            self._settled(r, where[r])
+            if not added and not removed:
+                continue  # only a card that may be there came or went: no change of cards
+            added, removed = tuple(sorted(added + second)), tuple(sorted(removed + second))
+            # runner-ups of the added cards, from this frame's instances of their labels
+            doubts: list[tuple[str, Alts]] = []
+            # per label, the instances that may be no card first (a fan's lower card
+            # seen under the floor, ``_next_of_kin``): the copy a change adds is the one
+            # least sure to be there, and the referee drops a card at its "none" cost
+            pool = {k: sorted(v, key=_none_cost) for k, v in unsure.get(r, {}).items()}
+            gone = set(removed) - set(second)  # a second copy is no card read anew
+            faded = self._faded[r]
+            # copies the looks confirmed that this frame does not show
+            absent = +(cand - counts[r])
+            for label in added:
+                got = pool.get(label)
+                a = got.pop(0) if got else ()
+                a = _maybe_gone(a, gone)
+                a = _faded_back(label, a, faded)
+                if absent[label] > 0:
+                    absent[label] -= 1
+                    a = _none_at(a, ABSENT_COST)
+                if a:
+                    doubts.append((label, a))
+            if added:  # cards that may lie beside them (MAYBE), each with its readings
+                maybes = pool.get(MAYBE, [])
+                doubts += [(MAYBE, a) for a in maybes[: both.count(MAYBE)] if a]
+                # and a fan's faint corners of cards not lying there before
+                doubts += [
+                    (MAYBE, m.alts)
+                    for m in self._fan_maybes(*self._lone_left)
+                    if m.region == r and m.alts and m.alts[0][0] not in old
+                ]
+            contents = tuple(k for k in key if k != MAYBE)
+            changes.append(Change(t, r, added, removed, contents, tuple(doubts), self._touched[r]))
+            if not contents:
+                faded.clear()
+            elif removed and (not self._touched[r] or r in SEATS):
+                faded.update(removed)
+            self._touched[r] = False
         self._glimpse(t, [r for r in regions if region_zone(r) not in busy_set])
         return changes
+
+    def _settled(self, r: str, where: Mapping[str, list[tuple[float, float]]]) -> None:
+        """Keep where each label lies in region ``r`` in this look (``_at``; places within
+        ``same_mm`` of one kept already are not kept again)."""
+        at = self._at[r]
+        for label, places in where.items():
+            kept = at.setdefault(label, [])
+            for p in places:
+                if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= self.same_mm for q in kept):
+                    kept.append(p)
+
+    def _second_copies(
+        self,
+        r: str,
+        old: Counter[str],
+        cand: Counter[str],
+        now: Counter[str],
+        where: Mapping[str, list[tuple[float, float]]],
+    ) -> tuple[str, ...]:
+        """Labels of a change in seat zone ``r`` (a hand came) that a new play holds a second
+        copy of, covering the first: the zone held the label before, holds as many copies now
+        (``cand``, and this look ``now``), and one of them lies ``SECOND_COPY_MM`` or more from
+        every place the label lay in the zone's settled looks since its last change (``_at``).
+        Guandan's two decks: by counts alone the new copy is the old one still seen, and the
+        play loses it. Plastic 48957 (1280x720, adapted, and with the renderer's own labels):
+        E's DT CJ DQ SK DA laid over its earlier S8 D9 DT HJ CQ, the new DT 111 mm from the
+        old; played as CJ DQ SK DA, then re-read with a guessed HT. General: any seat that
+        plays both copies of a card onto its own zone before a clearing, the second away from
+        the first (a second copy laid on the first's place is not found: by sight the two
+        are one card)."""
+        if r not in SEATS or not self._touched[r]:
+            return ()
+        out: list[str] = []
+        for label, n in old.items():
+            places = self._at[r].get(label)
+            if label == MAYBE or not n or cand[label] != n or now[label] != n or not places:
+                continue
+            far = [
+                p
+                for p in where.get(label, ())
+                if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= SECOND_COPY_MM for q in places)
+            ]
+            out += [label] * min(len(far), 1)
+        return tuple(out)
 
     def _glimpse(self, t: float, looked: Sequence[str]) -> None:
         """Jokers seen by one weak corner in a seat's play zone (no card: a ghost joker in a
@@ -1547,6 +1608,7 @@ class Tracker:
             self._last_t.pop(r, None)
             self._unconfirmed[r] = False
             self._faded[r] = Counter()
+            self._at[r] = {}
             if r in self._glimpse_runs:
                 self._glimpse_runs[r].clear()
                 self._glimpse_told[r].clear()

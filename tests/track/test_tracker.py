@@ -1363,3 +1363,35 @@ def test_an_index_inside_a_fans_row_is_no_far_corner_of_a_card_read_in_two_suits
     # without the fan around it, the H8 is taken as the HQ's other corner read otherwise
     (one,) = tr.cards_in([bomb[h8], hq])
     assert (one.card, one.corners) == ("HQ", 2)
+
+
+def test_a_play_holding_the_second_copy_of_a_card_lying_covered_adds_it() -> None:
+    """Guandan is played with two decks: a seat's new play may hold the second copy of a card
+    of its earlier play, and cover the first. By counts the zone still holds one such card, so
+    the play lost it (plastic 48957: E's DT CJ DQ SK DA over its S8 D9 DT HJ CQ, played as
+    CJ DQ SK DA). The new copy lies far from where the old one lay: it is added, the old one
+    removed (covered)."""
+    tr = Tracker(calibration())
+    first = fan(["S3", "D8", "S4"], 330.0, 700.0)
+    feed(tr, [detections(first, hide=fan_hidden(0, 3))] * 3)
+    assert tr.contents()["S"] == ("D8", "S3", "S4")
+    feed(tr, [[]] * 2, t0=1.0, busy={"S"})  # a hand lays the next play
+    # the new fan 200 mm to the right; the old D8's one index now covered by nothing new here,
+    # but hidden (the next play's cards pushed over it): S3 and S4 still show
+    second = fan(["D8", "D9", "DT"], 530.0, 700.0)
+    old = detections(first, hide=fan_hidden(0, 3) | {(1, 0)})
+    ch = feed(tr, [old + detections(second, hide=fan_hidden(0, 3))] * 3, t0=2.0)
+    assert [(c.added, c.removed) for c in ch] == [(("D8", "D9", "DT"), ("D8",))]
+    assert tr.contents()["S"] == ("D8", "D9", "DT", "S3", "S4")
+
+
+def test_a_card_seen_by_one_corner_after_both_is_no_second_copy() -> None:
+    """A card seen by both corners (its centre), then by one as a new play covers the other,
+    moves half a corner spacing: the same card, not a second copy laid by the new play."""
+    tr = Tracker(calibration())
+    feed(tr, [detections([("D8", 450.0, 700.0, 0.0)])] * 3)
+    feed(tr, [[]] * 2, t0=1.0, busy={"S"})
+    one = detections([("D8", 450.0, 700.0, 0.0)], hide={(0, 1)})
+    new = detections([("C9", 470.0, 745.0, 0.0)], hide={(0, 0)})
+    ch = feed(tr, [one + new] * 3, t0=2.0)
+    assert [(c.added, c.removed) for c in ch] == [(("C9",), ())]
