@@ -469,13 +469,6 @@ ABSENT_COST = 1.0
 #: D7 D7; when E laid S9 D9 over them the H7 was read again and played as H7 S9 D9, not a combo
 #: (the referee drops a card at its "no card" cost only when the play as read is illegal)
 FADED_COST = 1.0
-#: A card of a label the zone already holds, seen after a hand came farther than this (mm)
-#: from every place that label lay in the zone's settled looks since its last change, while
-#: the zone shows no more copies of it than before: the seat's new play holds the second
-#: copy and covers the first (:meth:`Tracker._second_copies`). A corner spacing and a double
-#: box's tolerance: one card seen by its centre, then by one corner, moves half a spacing;
-#: by one corner, then the other, one spacing.
-SECOND_COPY_MM = 90.0
 
 
 def _maybe_gone(alts: Alts, gone: Collection[str]) -> Alts:
@@ -1193,6 +1186,15 @@ class Tracker:
         return abs(float(np.hypot(*(p - q))) - spacing) <= LOW_PAIR_MM
 
     @property
+    def second_copy_mm(self) -> float:
+        """How far (mm) from every place a label lay in a zone's settled looks a copy of it
+        must lie after a hand came to be a second copy (:meth:`_second_copies`): the card's
+        corner spacing (the larger of its size's and the learnt one) and a double box's
+        tolerance (``same_mm``). One card seen by its centre, then by one corner, moves half a
+        spacing; by one corner, then the other, one spacing. About 90 mm for a 63 x 88 card."""
+        return max(self.pair_mm, self.spacing or 0.0) + self.same_mm
+
+    @property
     def spacing(self) -> float | None:
         """This table's distance between a card's two corner indices (mm), learnt from the corner
         pairs of one label seen so far (the median of the latest ``SPACING_KEEP``); None until
@@ -1536,7 +1538,7 @@ class Tracker:
     ) -> tuple[str, ...]:
         """Labels of a change in seat zone ``r`` (a hand came) that a new play holds a second
         copy of, covering the first: the zone held the label before, holds as many copies now
-        (``cand``, and this look ``now``), and one of them lies ``SECOND_COPY_MM`` or more from
+        (``cand``, and this look ``now``), and one of them lies ``second_copy_mm`` or more from
         every place the label lay in the zone's settled looks since its last change (``_at``).
         Guandan's two decks: by counts alone the new copy is the old one still seen, and the
         play loses it. Plastic 48957 (1280x720, adapted, and with the renderer's own labels):
@@ -1548,6 +1550,7 @@ class Tracker:
         if r not in SEATS or not self._touched[r]:
             return ()
         out: list[str] = []
+        far_mm = self.second_copy_mm
         for label, n in old.items():
             places = self._at[r].get(label)
             if label == MAYBE or not n or cand[label] != n or now[label] != n or not places:
@@ -1555,7 +1558,7 @@ class Tracker:
             far = [
                 p
                 for p in where.get(label, ())
-                if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= SECOND_COPY_MM for q in places)
+                if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= far_mm for q in places)
             ]
             out += [label] * min(len(far), 1)
         return tuple(out)

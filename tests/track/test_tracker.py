@@ -1395,3 +1395,6 @@ def test_a_card_seen_by_one_corner_after_both_is_no_second_copy() -> None:
     new = detections([("C9", 470.0, 745.0, 0.0)], hide={(0, 0)})
     ch = feed(tr, [one + new] * 3, t0=2.0)
     assert [(c.added, c.removed) for c in ch] == [(("C9",), ())]
+    # how far a second copy must lie follows the card's corner spacing: a larger deck's is longer
+    assert 89.0 < tr.second_copy_mm < 91.0
+    assert Tracker(calibration(), card_mm=(80.0, 110.0)).second_copy_mm > 115.0
