@@ -223,6 +223,10 @@ JOKER_KIN_SURE = 0.5
 #: A corner under the floor in a fan's row, not counted, may be a card (``Tracker._fan_maybes``):
 #: adding it costs this (nats) plus ln(floor / its score)
 FAN_MAYBE_COST = 1.0
+#: the cost, in nats, of a card held before and after a seat's new play, lying among its cards,
+#: read as a second copy the play holds (``Tracker._near_seconds``): the referee adds it only to
+#: make a play illegal as read legal
+NEAR_SECOND_COST = 2.0
 #: Four corners of one label lie as one card's four indices (``_four_index_cards``) when the
 #: two diagonals differ by at most this (mm) and no side is shorter than ``RECT_SIDE_MM``
 RECT_DIAG_MM = 8.0
@@ -1499,6 +1503,12 @@ class Tracker:
                     a = _none_at(a, ABSENT_COST)
                 if a:
                     doubts.append((label, a))
+            if added:  # a copy held before and after, lying among the new cards: maybe a
+                # second copy laid near the first (49007: S's D7 C8 S9 DT DJ over its D7)
+                doubts += [
+                    (MAYBE, _maybe_readings(k, NEAR_SECOND_COST, ()))
+                    for k in self._near_seconds(r, old, cand, counts[r], where[r], added, second)
+                ]
             if added:  # cards that may lie beside them (MAYBE), each with its readings
                 maybes = pool.get(MAYBE, [])
                 doubts += [(MAYBE, a) for a in maybes[: both.count(MAYBE)] if a]
@@ -1562,6 +1572,35 @@ class Tracker:
             ]
             out += [label] * min(len(far), 1)
         return tuple(out)
+
+    def _near_seconds(
+        self,
+        r: str,
+        old: Counter[str],
+        cand: Counter[str],
+        now: Counter[str],
+        where: Mapping[str, list[tuple[float, float]]],
+        added: Sequence[str],
+        second: Sequence[str],
+    ) -> list[str]:
+        """Labels held before and as often now in seat zone ``r`` (a hand came), not taken as
+        second copies (``_second_copies``), one of whose places lies within ``second_copy_mm``
+        of a card the change adds: it may be a second copy laid near the first."""
+        if r not in SEATS or not self._touched[r]:
+            return []
+        new_at = [p for k in set(added) for p in where.get(k, ())]
+        far_mm = self.second_copy_mm
+        out = []
+        for label, n in old.items():
+            if label == MAYBE or label in second or not n or cand[label] != n or now[label] != n:
+                continue
+            if any(
+                math.hypot(p[0] - q[0], p[1] - q[1]) < far_mm
+                for p in where.get(label, ())
+                for q in new_at
+            ):
+                out.append(label)
+        return out
 
     def _glimpse(self, t: float, looked: Sequence[str]) -> None:
         """Jokers seen by one weak corner in a seat's play zone (no card: a ghost joker in a

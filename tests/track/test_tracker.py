@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from engine.cards import parse_card
 from engine.observations import Observation
 from tests.track.helpers import Det, calibration, detections, fan, fan_hidden
-from vision.track import Change, Interpreter, Tracker
+from vision.track import MAYBE, NEAR_SECOND_COST, Change, Interpreter, Tracker
 
 S_PLAY = (450.0, 700.0)
 N_PLAY = (450.0, 200.0)
@@ -1398,3 +1398,32 @@ def test_a_card_seen_by_one_corner_after_both_is_no_second_copy() -> None:
     # how far a second copy must lie follows the card's corner spacing: a larger deck's is longer
     assert 89.0 < tr.second_copy_mm < 91.0
     assert Tracker(calibration(), card_mm=(80.0, 110.0)).second_copy_mm > 115.0
+
+
+def test_a_copy_held_before_and_after_among_a_new_plays_cards_is_a_card_maybe_missed() -> None:
+    """A seat's new play laid over its earlier one may hold the second copy of a card of it
+    near where the first lay: by sight the two are one card (plastic 49007: S's D7 C8 S9 DT DJ
+    over its D5 H5 H6 S6 D7 C7, the new D7 ~15 mm from the old, played as C8 S9 DT DJ). The
+    tracker cannot tell, so the change offers the label as a card that may lie there (``MAYBE``,
+    at ``NEAR_SECOND_COST``): the referee adds it only to make a play illegal as read legal."""
+    tr = Tracker(calibration())
+    first = fan(["S3", "D8", "S4"], 330.0, 700.0)
+    feed(tr, [detections(first, hide=fan_hidden(0, 3))] * 3)
+    feed(tr, [[]] * 2, t0=1.0, busy={"S"})
+    second = fan(["D8", "D9", "DT"], 345.0, 700.0)
+    old = detections(first, hide=fan_hidden(0, 3) | {(1, 0)})
+    ch = feed(tr, [old + detections(second, hide=fan_hidden(0, 3))] * 3, t0=2.0)
+    assert [(c.added, c.removed) for c in ch] == [(("D9", "DT"), ())]
+    assert (MAYBE, (("D8", NEAR_SECOND_COST),)) in ch[0].doubts
+    # a card the new play does not lie near is no such doubt
+    tr2 = Tracker(calibration())
+    feed(tr2, [detections(first, hide=fan_hidden(0, 3))] * 3)
+    feed(tr2, [[]] * 2, t0=1.0, busy={"S"})
+    far = fan(["D9", "DT", "DJ"], 560.0, 700.0)
+    ch2 = feed(
+        tr2,
+        [detections(first, hide=fan_hidden(0, 3)) + detections(far, hide=fan_hidden(0, 3))] * 3,
+        t0=2.0,
+    )
+    assert [c.added for c in ch2] == [("D9", "DJ", "DT")]
+    assert not [d for d in ch2[0].doubts if d[0] == MAYBE]
