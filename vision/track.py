@@ -224,7 +224,7 @@ JOKER_KIN_SURE = 0.5
 #: adding it costs this (nats) plus ln(floor / its score)
 FAN_MAYBE_COST = 1.0
 #: the cost, in nats, of a card held before and after a seat's new play, lying among its cards,
-#: read as a second copy the play holds (``Tracker._near_seconds``): the referee adds it only to
+#: read as a second copy the play holds (``Tracker._copies_held``): the referee adds it only to
 #: make a play illegal as read legal
 NEAR_SECOND_COST = 2.0
 #: Four corners of one label lie as one card's four indices (``_four_index_cards``) when the
@@ -828,7 +828,7 @@ class Tracker:
         #: that card, read back (``FADED_COST``); forgotten when the region empties
         self._faded: dict[str, Counter[str]] = {r: Counter() for r in self.committed}
         #: per region, where each label lay in the settled looks since the region's last change
-        #: (``_second_copies``): label -> places (table mm)
+        #: (``_copies_held``): label -> places (table mm)
         self._at: dict[str, dict[str, list[tuple[float, float]]]] = {r: {} for r in self.committed}
         #: the last frame's weak joker corners and lone corners under the floor left single:
         #: (label, region)
@@ -1192,7 +1192,7 @@ class Tracker:
     @property
     def second_copy_mm(self) -> float:
         """How far (mm) from every place a label lay in a zone's settled looks a copy of it
-        must lie after a hand came to be a second copy (:meth:`_second_copies`): the card's
+        must lie after a hand came to be a second copy (:meth:`_copies_held`): the card's
         corner spacing (the larger of its size's and the learnt one) and a double box's
         tolerance (``same_mm``). One card seen by its centre, then by one corner, moves half a
         spacing; by one corner, then the other, one spacing. About 90 mm for a 63 x 88 card."""
@@ -1477,7 +1477,7 @@ class Tracker:
             both = _counter_tuple(cand - old)
             added = tuple(k for k in both if k != MAYBE)
             removed = tuple(k for k in _counter_tuple(old - cand) if k != MAYBE)
-            second = self._second_copies(r, old, cand, counts[r], where[r]) if added else ()
+            second, near = self._copies_held(r, old, cand, counts[r], where[r], added)
             self._at[r] = {}
             self._settled(r, where[r])
             if not added and not removed:
@@ -1505,10 +1505,7 @@ class Tracker:
                     doubts.append((label, a))
             if added:  # a copy held before and after, lying among the new cards: maybe a
                 # second copy laid near the first (49007: S's D7 C8 S9 DT DJ over its D7)
-                doubts += [
-                    (MAYBE, _maybe_readings(k, NEAR_SECOND_COST, ()))
-                    for k in self._near_seconds(r, old, cand, counts[r], where[r], added, second)
-                ]
+                doubts += [(MAYBE, _maybe_readings(k, NEAR_SECOND_COST, ())) for k in near]
             if added:  # cards that may lie beside them (MAYBE), each with its readings
                 maybes = pool.get(MAYBE, [])
                 doubts += [(MAYBE, a) for a in maybes[: both.count(MAYBE)] if a]
@@ -1538,42 +1535,7 @@ class Tracker:
                 if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= self.same_mm for q in kept):
                     kept.append(p)
 
-    def _second_copies(
-        self,
-        r: str,
-        old: Counter[str],
-        cand: Counter[str],
-        now: Counter[str],
-        where: Mapping[str, list[tuple[float, float]]],
-    ) -> tuple[str, ...]:
-        """Labels of a change in seat zone ``r`` (a hand came) that a new play holds a second
-        copy of, covering the first: the zone held the label before, holds as many copies now
-        (``cand``, and this look ``now``), and one of them lies ``second_copy_mm`` or more from
-        every place the label lay in the zone's settled looks since its last change (``_at``).
-        Guandan's two decks: by counts alone the new copy is the old one still seen, and the
-        play loses it. Plastic 48957 (1280x720, adapted, and with the renderer's own labels):
-        E's DT CJ DQ SK DA laid over its earlier S8 D9 DT HJ CQ, the new DT 111 mm from the
-        old; played as CJ DQ SK DA, then re-read with a guessed HT. General: any seat that
-        plays both copies of a card onto its own zone before a clearing, the second away from
-        the first (a second copy laid on the first's place is not found: by sight the two
-        are one card)."""
-        if r not in SEATS or not self._touched[r]:
-            return ()
-        out: list[str] = []
-        far_mm = self.second_copy_mm
-        for label, n in old.items():
-            places = self._at[r].get(label)
-            if label == MAYBE or not n or cand[label] != n or now[label] != n or not places:
-                continue
-            far = [
-                p
-                for p in where.get(label, ())
-                if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= far_mm for q in places)
-            ]
-            out += [label] * min(len(far), 1)
-        return tuple(out)
-
-    def _near_seconds(
+    def _copies_held(
         self,
         r: str,
         old: Counter[str],
@@ -1581,26 +1543,46 @@ class Tracker:
         now: Counter[str],
         where: Mapping[str, list[tuple[float, float]]],
         added: Sequence[str],
-        second: Sequence[str],
-    ) -> list[str]:
-        """Labels held before and as often now in seat zone ``r`` (a hand came), not taken as
-        second copies (``_second_copies``), one of whose places lies within ``second_copy_mm``
-        of a card the change adds: it may be a second copy laid near the first."""
-        if r not in SEATS or not self._touched[r]:
-            return []
-        new_at = [p for k in set(added) for p in where.get(k, ())]
-        far_mm = self.second_copy_mm
-        out = []
+    ) -> tuple[tuple[str, ...], list[str]]:
+        """Labels of a change in seat zone ``r`` (a hand came, adding ``added``) that the zone
+        held before and holds as often now (``cand``, and this look ``now``), as two lists:
+
+        * *second copies*: one of the label's places lies ``second_copy_mm`` or more from every
+          place it lay in the zone's settled looks since its last change (``_at``): a new play
+          holds a second copy, covering the first. Guandan's two decks: by counts alone the
+          new copy is the old one still seen, and the play loses it. Plastic 48957 (1280x720,
+          adapted, and with the renderer's own labels): E's DT CJ DQ SK DA laid over its
+          earlier S8 D9 DT HJ CQ, the new DT 111 mm from the old; played as CJ DQ SK DA, then
+          re-read with a guessed HT.
+        * *near seconds*: not a second copy, but one of its places lies within
+          ``second_copy_mm`` of a new card's place (an added label's place ``same_mm`` or more
+          from where that label lay before): a second copy may have been laid near the first,
+          which by sight is one card. Plastic 49007: S's D7 C8 S9 DT DJ over its own D7, the
+          two D7 ~15 mm apart, played as C8 S9 DT DJ even with the renderer's own labels.
+
+        General: any seat that plays both copies of a card onto its own zone before a clearing.
+        Call before ``_at[r]`` is reset."""
+        if not added or r not in SEATS or not self._touched[r]:
+            return (), []
+        far_mm, at = self.second_copy_mm, self._at[r]
+
+        def away(p: tuple[float, float], places: Iterable[tuple[float, float]], mm: float) -> bool:
+            return all(math.hypot(p[0] - q[0], p[1] - q[1]) >= mm for q in places)
+
+        new_at = [
+            p for k in set(added) for p in where.get(k, ()) if away(p, at.get(k, ()), self.same_mm)
+        ]
+        second: list[str] = []
+        near: list[str] = []
         for label, n in old.items():
-            if label == MAYBE or label in second or not n or cand[label] != n or now[label] != n:
+            if label == MAYBE or not n or cand[label] != n or now[label] != n:
                 continue
-            if any(
-                math.hypot(p[0] - q[0], p[1] - q[1]) < far_mm
-                for p in where.get(label, ())
-                for q in new_at
-            ):
-                out.append(label)
-        return out
+            places = at.get(label)
+            if places and any(away(p, places, far_mm) for p in where.get(label, ())):
+                second.append(label)
+            elif any(not away(p, new_at, far_mm) for p in where.get(label, ())):
+                near.append(label)
+        return tuple(second), near
 
     def _glimpse(self, t: float, looked: Sequence[str]) -> None:
         """Jokers seen by one weak corner in a seat's play zone (no card: a ghost joker in a
