@@ -1415,28 +1415,17 @@ def test_a_copy_held_before_and_after_among_a_new_plays_cards_is_a_card_maybe_mi
     ch = feed(tr, [old + detections(second, hide=fan_hidden(0, 3))] * 3, t0=2.0)
     assert [(c.added, c.removed) for c in ch] == [(("D9", "DT"), ())]
     assert (MAYBE, (("D8", NEAR_SECOND_COST),)) in ch[0].doubts
-    # a card the new play does not lie near is no such doubt
-    tr2 = Tracker(calibration())
-    feed(tr2, [detections(first, hide=fan_hidden(0, 3))] * 3)
-    feed(tr2, [[]] * 2, t0=1.0, busy={"S"})
-    far = fan(["D9", "DT", "DJ"], 560.0, 700.0)
-    ch2 = feed(
-        tr2,
-        [detections(first, hide=fan_hidden(0, 3)) + detections(far, hide=fan_hidden(0, 3))] * 3,
-        t0=2.0,
-    )
-    assert [c.added for c in ch2] == [("D9", "DJ", "DT")]
-    assert not [d for d in ch2[0].doubts if d[0] == MAYBE]
-    # nor one lying near the old place of a label the new play adds a second copy of, far
-    # from it: only where the new cards lie counts
-    tr3 = Tracker(calibration())
-    feed(tr3, [detections(first, hide=fan_hidden(0, 3))] * 3)
-    feed(tr3, [[]] * 2, t0=1.0, busy={"S"})
-    far3 = fan(["D9", "S3", "DJ"], 560.0, 700.0)
-    ch3 = feed(
-        tr3,
-        [detections(first, hide=fan_hidden(0, 3)) + detections(far3, hide=fan_hidden(0, 3))] * 3,
-        t0=2.0,
-    )
-    assert [c.added for c in ch3] == [("D9", "DJ", "S3")]
-    assert not [d for d in ch3[0].doubts if d[0] == MAYBE]
+    # a card the new play does not lie near is no such doubt; nor one lying near the old place
+    # of a label the new play adds a second copy of, far from it (S3): only where the new
+    # cards lie counts
+    for far, added in (
+        (["D9", "DT", "DJ"], ("D9", "DJ", "DT")),
+        (["D9", "S3", "DJ"], ("D9", "DJ", "S3")),
+    ):
+        tr2 = Tracker(calibration())
+        feed(tr2, [detections(first, hide=fan_hidden(0, 3))] * 3)
+        feed(tr2, [[]] * 2, t0=1.0, busy={"S"})
+        laid = detections(fan(far, 560.0, 700.0), hide=fan_hidden(0, 3))
+        ch2 = feed(tr2, [detections(first, hide=fan_hidden(0, 3)) + laid] * 3, t0=2.0)
+        assert [c.added for c in ch2] == [added]
+        assert not [d for d in ch2[0].doubts if d[0] == MAYBE]
