@@ -1192,7 +1192,8 @@ class Decoder:
         near (``amends``, 9910) or read anew (``was``). They move to that play (``_to_earlier``)
         if the continuation clashes no more (read anew: fewer clashes or third copies), and an
         earlier play re-read with the new card goes back to the camera's reading (9406).
-        Otherwise a notice says why."""
+        Otherwise a notice says why, and cards read anew are kept as a glimpse of the seat's
+        play: a card laid over one of its own of the same rank looks the same (``_put_in``)."""
         seat = obs.seat
         assert seat is not None  # a ``played`` has a seat (parse_observation)
         old = [parse_card(c) for c in obs.extra.get("was", ())]
@@ -1234,4 +1235,9 @@ class Decoder:
                     alts.insert(0, a._replace(k=kq, fixes={kq: [fix], **a.fixes}, gain=0))
                     break
         fixed = self._search(alts, obs.t)
+        if fixed is None and old:  # a card laid over one of the seat's own of its rank looks
+            # the same (plastic 49087: S's single S8 over its pair C8 C8, covering one C8, then
+            # taken as passing): a glimpse of the seat's play, for a turn the table played on as
+            # taken (``_put_in``)
+            self._glimpses.append(Observation(obs.t, "glimpse", seat=seat, cards=obs.cards))
         return self._notice(obs.t, head + why) if fixed is None else fixed

@@ -119,3 +119,27 @@ def test_merge_amends_applies_a_reading_anew_to_its_play() -> None:
         ("trick_cleared", None, []),
         ("played", "E", ["HJ"]),  # the trick was cleared: no play of E's holds SJ now
     ]
+
+
+def test_a_card_laid_over_one_of_its_seats_own_of_its_rank_is_its_play_in_hindsight() -> None:
+    """S's pair C8 C8 lies in its zone, unswept, when S answers W's S7 with a single S8 laid
+    over one C8: the camera sees a C8 read anew as S8 (``was``), which fits no play better, so
+    the first reading stands and no play is counted. E and N then play on as if S had played:
+    the reading is kept as a glimpse of S's play, and hindsight puts it in where S was on turn,
+    not a pass (plastic 49087, 1280x720, 2026-12-07)."""
+    t = Table()
+    start(t, leader="E")
+    t.play("E", "C3 D3 H3 C7 D7")
+    t.pass_("N")
+    cam(t, "W", "H2 C7")  # illegal: does not beat the full house
+    cam(t, "S", "C8 C8")  # illegal too: E leads again, S's pair still lying there
+    t.play("E", "S5")
+    t.play("N", "S6")
+    t.play("W", "S7")
+    out = t.do("played", seat="S", cards=["S8"], was=["C8"])
+    assert [e.type for e in out] == ["notice"]
+    cam(t, "E", "C9")
+    cam(t, "N", "HK")
+    assert plays(t)[-4:] == [("W", ["S7"]), ("S", ["S8"]), ("E", ["C9"]), ("N", ["HK"])]
+    assert not [f for f in in_effect(t, "foul") if f["kind"] == "out_of_turn"]
+    assert fold(t.ref.events, t.profile) == t.ref.state
