@@ -721,6 +721,11 @@ def _either_side(offsets: Sequence[np.ndarray]) -> bool:
     )
 
 
+def _away(p: tuple[float, float], places: Iterable[tuple[float, float]], mm: float) -> bool:
+    """Whether table point ``p`` lies ``mm`` or more from every one of ``places``."""
+    return all(math.hypot(p[0] - q[0], p[1] - q[1]) >= mm for q in places)
+
+
 def _maybe_readings(label: str, cost: float, alts: Alts) -> Alts:
     """A card that may lie there (``MAYBE``): read ``label`` at ``cost``, or its runner-ups at
     ``cost`` more (at most four readings)."""
@@ -1503,10 +1508,10 @@ class Tracker:
                     a = _none_at(a, ABSENT_COST)
                 if a:
                     doubts.append((label, a))
-            if added:  # a copy held before and after, lying among the new cards: maybe a
-                # second copy laid near the first (49007: S's D7 C8 S9 DT DJ over its D7)
-                doubts += [(MAYBE, _maybe_readings(k, NEAR_SECOND_COST, ())) for k in near]
             if added:  # cards that may lie beside them (MAYBE), each with its readings
+                # a copy held before and after, lying among the new cards: maybe a second
+                # copy laid near the first (49007: S's D7 C8 S9 DT DJ over its D7)
+                doubts += [(MAYBE, _maybe_readings(k, NEAR_SECOND_COST, ())) for k in near]
                 maybes = pool.get(MAYBE, [])
                 doubts += [(MAYBE, a) for a in maybes[: both.count(MAYBE)] if a]
                 # and a fan's faint corners of cards not lying there before
@@ -1532,7 +1537,7 @@ class Tracker:
         for label, places in where.items():
             kept = at.setdefault(label, [])
             for p in places:
-                if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= self.same_mm for q in kept):
+                if _away(p, kept, self.same_mm):
                     kept.append(p)
 
     def _copies_held(
@@ -1543,7 +1548,7 @@ class Tracker:
         now: Counter[str],
         where: Mapping[str, list[tuple[float, float]]],
         added: Sequence[str],
-    ) -> tuple[tuple[str, ...], list[str]]:
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Labels of a change in seat zone ``r`` (a hand came, adding ``added``) that the zone
         held before and holds as often now (``cand``, and this look ``now``), as two lists:
 
@@ -1563,14 +1568,10 @@ class Tracker:
         General: any seat that plays both copies of a card onto its own zone before a clearing.
         Call before ``_at[r]`` is reset."""
         if not added or r not in SEATS or not self._touched[r]:
-            return (), []
+            return (), ()
         far_mm, at = self.second_copy_mm, self._at[r]
-
-        def away(p: tuple[float, float], places: Iterable[tuple[float, float]], mm: float) -> bool:
-            return all(math.hypot(p[0] - q[0], p[1] - q[1]) >= mm for q in places)
-
         new_at = [
-            p for k in set(added) for p in where.get(k, ()) if away(p, at.get(k, ()), self.same_mm)
+            p for k in set(added) for p in where.get(k, ()) if _away(p, at.get(k, ()), self.same_mm)
         ]
         second: list[str] = []
         near: list[str] = []
@@ -1578,11 +1579,11 @@ class Tracker:
             if label == MAYBE or not n or cand[label] != n or now[label] != n:
                 continue
             places = at.get(label)
-            if places and any(away(p, places, far_mm) for p in where.get(label, ())):
+            if places and any(_away(p, places, far_mm) for p in where.get(label, ())):
                 second.append(label)
-            elif any(not away(p, new_at, far_mm) for p in where.get(label, ())):
+            elif any(not _away(p, new_at, far_mm) for p in where.get(label, ())):
                 near.append(label)
-        return tuple(second), near
+        return tuple(second), tuple(near)
 
     def _glimpse(self, t: float, looked: Sequence[str]) -> None:
         """Jokers seen by one weak corner in a seat's play zone (no card: a ghost joker in a
