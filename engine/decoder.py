@@ -239,14 +239,18 @@ def _rules_cost(events: Iterable[tuple[str, Mapping[str, Any]]]) -> float:
     )
 
 
+def _take(pool: list[Any], card: Card) -> Any:
+    """The runner-ups of ``card``'s first doubt in ``pool``, taken out of it; None if none."""
+    j = next((j for j, (x, _) in enumerate(pool) if x == card), -1)
+    return pool.pop(j)[1] if j >= 0 else None
+
+
 def _without(cards: Sequence[Card], doubts: Doubts, gone: Iterable[Card]) -> tuple[list[Card], Any]:
     """``cards`` and their ``doubts`` without the cards ``gone`` (each one copy)."""
     rest, left = list(cards), list(doubts)
     for c in gone:
         rest.remove(c)
-        j = next((j for j, (x, _) in enumerate(left) if x == c), -1)
-        if j >= 0:
-            del left[j]
+        _take(left, c)
     return rest, left
 
 
@@ -581,8 +585,7 @@ class Decoder:
         doubts: list[tuple[Card | None, Sequence[tuple[Card | None, float]]]] = []
         pool = list(o.doubts)
         for c in cards:
-            j = next((j for j, (x, _) in enumerate(pool) if x == c), -1)
-            alts = list(pool.pop(j)[1]) if j >= 0 else []
+            alts = list(_take(pool, c) or ())
             if not any(a is None for a, _ in alts):
                 alts.append((None, EXTRA_CARD_COST))
             doubts.append((c, alts))
@@ -901,16 +904,9 @@ class Decoder:
         either of which makes both plays legal, the one the tracker saw come back to the zone
         (proc-serif 48845: S's HJ, left from its straight, seen with its next straight, which
         held an SJ too; the SJ had been moved)."""
-        if src is None:
-            return MOVED_CARD_COST * len(moved)
-        pool = [c for c, alts in late.doubts if any(a is None for a, _ in alts)]
-        cost = 0.0
-        for c in moved:
-            doubted = c in pool
-            if doubted:
-                pool.remove(c)
-            cost += MOVED_CARD_COST if doubted else MOVED_SURE_COST
-        return cost
+        pool = [(c, alts) for c, alts in late.doubts if any(a is None for a, _ in alts)]
+        sure = MOVED_CARD_COST if src is None else MOVED_SURE_COST
+        return sum((MOVED_CARD_COST if _take(pool, c) is not None else sure for c in moved), 0.0)
 
     def _gone(self, end: int | None = None) -> Iterator[Alt]:
         """The table plays on without the seat on turn, or ends the deal (observation ``end``)
