@@ -446,12 +446,10 @@ class Decoder:
 
     def _log_since(self, k: int) -> list[tuple[str, Mapping[str, Any]]]:
         """The effective log's (type, data) from observation ``k`` on, read back from the end."""
-        out = []
-        for i in range(len(self._effective) - 1, -1, -1):
-            if self._origin[i] < k:
-                break
-            out.append((self._effective[i].type, self._effective[i].data))
-        return out[::-1]
+        i = len(self._origin)
+        while i and self._origin[i - 1] >= k:
+            i -= 1
+        return [(e.type, e.data) for e in self._effective[i:]]
 
     def _clashes_since(self, k: int, counts: Counts = _clash) -> int:
         return sum(1 for etype, data in self._log_since(k) if counts(etype, data))
