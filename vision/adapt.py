@@ -25,10 +25,10 @@ as ``*.rejected.onnx`` (to look at) and the command says so; nothing reads with 
 Where it goes: beside the deck profile (``deck.json`` -> ``deck.classes.onnx``). ``--deck
 deck.json`` on ``table replay`` / ``table run`` (:func:`deck_reader`) then reads with the
 adapted classifier; the profile's prototypes (embeddings of the *base* classifier) are not used
-with it (weight 0), its suit templates and court faces are; its pair faces
-(vision/pairfaces.py) are not, as the adapted classifier names plastic's suits as well without
-them (:func:`with_adapted`). ``--deck`` may also name an adapted ``.onnx`` itself (a deck
-adapted without a profile).
+with it (weight 0), its court faces are; its two suit checks (the pair faces, vision/pairfaces.py,
+and the suit templates, vision/enrol.py ``SuitTemplates``) are not, as the adapted classifier
+names plastic's suits as well or better without them (:func:`with_adapted`). ``--deck`` may
+also name an adapted ``.onnx`` itself (a deck adapted without a profile).
 
 Torch is needed only here (the ``train`` extra); the kiosk reads the ONNX file with
 onnxruntime.
@@ -197,18 +197,27 @@ def deck_reader(deck: Any) -> DeckReader:
 def with_adapted(profile: Any, classifier: Path, source: str = "") -> DeckReader:
     """Read with the adapted ``classifier`` and what of the deck ``profile`` (None: none) still
     applies: its prototypes are embeddings of the base classifier, so they are not used with
-    another one (weight 0); its suit templates and court faces are the deck's own pixels and
-    still count. Its pair faces (vision/pairfaces.py: a card's suit by its body pips, made for
-    plastic's clubs and spades that the base classifier could not tell apart) are not used: on
-    three never-used plastic games (47302, 47307, 47312; 2026-12-05, bench/RESULTS.md) the
-    adapted classifier read 132 of 137 plays, and the same 132 with the same five misses
-    without them, so a frame's way through the pipeline is one step shorter."""
+    another one (weight 0); its court faces are the deck's own pixels and still count.
+
+    The two suit checks made for plastic's clubs and spades, which the base classifier could not
+    tell apart, are not used: the adapted classifier tells them apart better alone.
+
+    * The pair faces (vision/pairfaces.py: a card's suit by its body pips): on three never-used
+      plastic games (47302, 47307, 47312; 2026-12-05, bench/RESULTS.md) the adapted classifier
+      read 132 of 137 plays, and the same 132 with the same five misses without them.
+    * The suit templates (vision/enrol.py ``SuitTemplates``: a black corner's grey picture
+      against the enrolled pictures of both suits, 40 x the likeness difference added to the
+      log-ratio). On the black corners of plastic games 49082-49097 at the renderer's boxes,
+      every 1 s (2026-12-07, bench/RESULTS.md), the adapted classifier alone named 5,261 of 5,264
+      right, with the templates 5,249: in 49097 they turned an S3 the classifier read at +4.3
+      nats into a C3 at -1.6 in every look, the very miss of that game's first reading (a suit
+      within its colour, plastic's commonest miss at 1280x720 over the stops)."""
     from vision.enrol import classifier_id
 
     if profile is None:
         return DeckReader(None, Path(classifier), source or str(classifier))
     rebound = dataclasses.replace(
-        profile, classifier=classifier_id(classifier), weight=0.0, pair_faces=None
+        profile, classifier=classifier_id(classifier), weight=0.0, pair_faces=None, suits=None
     )
     return DeckReader(rebound, Path(classifier), source or profile.name)
 

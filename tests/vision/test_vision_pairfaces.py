@@ -171,10 +171,10 @@ def test_a_corner_is_named_by_the_pairs_log_ratio_and_keeps_its_other_runner_ups
     assert dict(_named(sure, "C7", "S7", -30.0).alts)["C7"] == 9.0
 
 
-def test_a_deck_read_with_its_adapted_classifier_leaves_out_the_pair_faces(tmp_path: Path) -> None:
+def test_a_deck_read_with_its_adapted_classifier_leaves_out_the_suit_checks(tmp_path: Path) -> None:
     """An adapted classifier names plastic's suits without the pair faces (three never-used
-    games, 132 of 137 plays either way, bench/RESULTS.md 2026-12-05): `--deck` with one drops
-    them, and keeps the deck's suit templates; the profile alone keeps them."""
+    games, 132 of 137 plays either way, bench/RESULTS.md 2026-12-05) and better without the
+    suit templates (2026-12-07): `--deck` with one drops both; the profile alone keeps them."""
     from vision.adapt import deck_reader, with_adapted
     from vision.detector import MODELS_DIR
 
@@ -188,6 +188,7 @@ def test_a_deck_read_with_its_adapted_classifier_leaves_out_the_pair_faces(tmp_p
         pair_faces=enrolled(),
     )
     adapted = with_adapted(prof, MODELS_DIR / "card-classes.onnx")
-    assert adapted.profile.pair_faces is None and adapted.profile.suits is not None
+    assert adapted.profile.pair_faces is None and adapted.profile.suits is None
     assert adapted.profile.weight == 0.0
-    assert deck_reader(prof).profile.pair_faces is not None
+    alone = deck_reader(prof).profile
+    assert alone.pair_faces is not None and alone.suits is not None
