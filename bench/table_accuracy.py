@@ -35,10 +35,10 @@ models/card-corners.onnx (skipped with a message when it is not shipped).
         [--misses] [--size 2304x1296]
 
 ``--det-cache`` (with ``--detector model`` and ``--keep``) keeps every detector answer beside the
-kept render, keyed by the image bytes, the classifier file, the deck profile and the detector's
-code and settings: replaying the same videos with other tracker or referee settings then runs no
-detector (an answer is looked up only for the very pixels it was computed on, so the figures are
-those of a plain run; the frames/s are not).
+kept render, keyed by the image bytes, the classifier file (with ``--adapted``, the adapted one),
+the deck profile and the detector's code and settings: replaying the same videos with other tracker
+or referee settings then runs no detector (an answer is looked up only for the very pixels it was
+computed on, so the figures are those of a plain run; the frames/s are not).
 
 ``--enrol`` (with ``--detector model``) first enrols each game's deck as a referee would
 (vision/enrol.py; the shots rendered on a table of their own, seed + 500,000) and reads the game
@@ -274,8 +274,11 @@ def game(
     if det_cache:
         from vision.pipeline import resolve_detector
 
-        det = resolve_detector(detector, out, deck_profile)
-        tag = cache_tag(det, deck_profile)
+        # the adapted classifier and its rebound profile where one is given (--adapted), so a
+        # cached run reads as the uncached one does (before 2026-12-07 it read with the base
+        # classifier and the enrolled profile, whatever --adapted said)
+        det = resolve_detector(detector, out, deck_arg)
+        tag = cache_tag(det, getattr(deck_arg, "profile", deck_arg))
         cached = CachedDetector(det, out.with_suffix(f".dets-{tag}.pkl"))
         res = replay(out, profile=prof, detector=cached)
         cached.save()
@@ -470,8 +473,8 @@ def main() -> int:
         raise SystemExit(f"table_accuracy.py: {exc}") from None
     if args.det_cache and not (args.keep and args.detector == "model"):
         raise SystemExit("--det-cache needs --detector model and --keep DIR (answers lie there)")
-    if args.adapted and (args.detector != "model" or args.det_cache):
-        raise SystemExit("--adapted needs --detector model, and no --det-cache")
+    if args.adapted and args.detector != "model":
+        raise SystemExit("--adapted needs --detector model")
     if args.enrol and args.detector != "model":
         raise SystemExit("--enrol needs --detector model (the oracle reads no cards)")
     only = set(args.decks.split(",")) if args.decks else None
