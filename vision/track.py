@@ -465,6 +465,11 @@ GONE_COST = 1.5
 #: corners, seen as two jokers in two looks of four and as one in the committing frame, was
 #: played as SB SB with no runner-up at all, a pair on a single
 ABSENT_COST = 1.0
+#: Two cards of one label counted by corner pairs whose centres lie within this (mm) may be one
+#: card's print paired twice (:func:`_print_doubles`): the less sure one gets "no card there"
+#: at ``PRINT_DOUBLE_COST`` (nats)
+PRINT_DOUBLE_MM = 12.0
+PRINT_DOUBLE_COST = 1.0
 #: ... and for an added card that left the same region earlier while the region kept other
 #: cards (``Tracker._faded``): with no hand near, a card read anew there and now read back as it
 #: was; in a seat's play zone also under a hand, a card covered by the seat's next play and seen
@@ -627,6 +632,33 @@ def _rect_diagonals(
             used |= set(quad)
             break
     return found
+
+
+def _print_doubles(
+    out: list[SeenCard],
+    centres: Sequence[np.ndarray],
+    paired: Sequence[tuple[tuple[bool, float], int]],
+) -> None:
+    """Give "no card there" at ``PRINT_DOUBLE_COST`` to each card of one label counted by a
+    corner pair whose centre lies within ``PRINT_DOUBLE_MM`` of another such card's and whose
+    pair is the less sure of the two (``paired[k]``: a corner under the floor first, then the
+    lower score; ``centres[k]``: its centre; in place in ``out``).
+
+    A card whose index is a long word printed in all four corners (plastic's jokers) is boxed in
+    pieces along the word, and two pieces on opposite sides pair as a second diagonal whose
+    centre lies a few mm off the card's own: 8.7 mm in 49082 (1280x720: E's SB played as SB SB,
+    its second pair a corner scoring 0.36 with one under the floor at 0.16), ~11 mm in 49062
+    (2304x1296), over ``same_mm`` (8 mm), which merges one card's two diagonals. Two real copies
+    lying so close overlap all but a strip, and the lower one's diagonal then runs under the
+    upper one (a fanned pair shows its lower card along one edge, 12-15 mm off, 47201). Only a
+    doubt, as every other rule of this kind: the referee drops the card where the play is
+    illegal with it, and keeps it where it is legal."""
+    for a in range(len(paired)):
+        for b in range(a + 1, len(paired)):
+            if np.hypot(*(centres[a] - centres[b])) >= PRINT_DOUBLE_MM:
+                continue
+            k = max(paired[a], paired[b])[1]
+            out[k] = _with_none(out[k], PRINT_DOUBLE_COST)
 
 
 def _best_pairs(
@@ -999,6 +1031,9 @@ class Tracker:
             ok = _diagonals_only(ok, rects)
             used: set[int] = set()
             centres: list[np.ndarray] = []
+            # per card counted by a pair: how unsure its pair is (a corner under the floor, its
+            # lower score) and its place in ``out`` (``_print_doubles``)
+            paired: list[tuple[tuple[bool, float], int]] = []
             is_joker = parse_card(label).is_joker
             for i, j in _best_pairs(n, ok, weaks):
                 used |= {i, j}
@@ -1013,9 +1048,11 @@ class Tracker:
                     self._spacings.append(float(np.hypot(*(merged[i] - merged[j]))))
                 a = _pair_alts(alts[i], alts[j]) if alts[i] or alts[j] else ()
                 axes = self._axes(merged[i], merged[j])
+                paired.append(((lows[i] or lows[j], -min(scores[i], scores[j])), len(out)))
                 out.append(
                     SeenCard(label, float(c[0]), float(c[1]), self.region_at(*c), 2, a, axes)
                 )
+            _print_doubles(out, centres, paired)
             for i in range(n):
                 if i not in used and not weaks[i]:  # a weak corner counts with its pair only
                     x, y = float(merged[i][0]), float(merged[i][1])

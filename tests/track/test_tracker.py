@@ -1429,3 +1429,46 @@ def test_a_copy_held_before_and_after_among_a_new_plays_cards_is_a_card_maybe_mi
         ch2 = feed(tr2, [detections(first, hide=fan_hidden(0, 3)) + laid] * 3, t0=2.0)
         assert [c.added for c in ch2] == [added]
         assert not [d for d in ch2[0].doubts if d[0] == MAYBE]
+
+
+def test_a_words_pieces_paired_as_a_second_diagonal_may_be_no_second_card() -> None:
+    """Plastic's jokers print a long vertical word in all four corners, and the corner stage
+    boxes it in pieces. Game 49082 (1280x720, 108.8 s): E's single SB was seen as six boxes, two
+    of them under the floor; the sure top and bottom pieces paired as the card, and a bottom
+    piece with a piece under the floor on the other side as a second SB whose centre lay 8.7 mm
+    off, over ``same_mm``: played SB SB, illegal, and left so. The less sure of two such cards
+    gets "no card there" at ``PRINT_DOUBLE_COST``; two SB fanned 17 mm apart stay two sure ones."""
+    from dataclasses import replace
+
+    from vision.track import PRINT_DOUBLE_COST
+
+    tr = _learnt(75.0)
+    # the six boxes as found (table mm, moved into S's zone), with their scores
+    seen_at = [
+        (679.1, 374.6, 0.711),
+        (751.4, 397.8, 0.522),
+        (746.4, 360.8, 0.475),
+        (683.0, 420.0, 0.359),
+        (681.9, 405.3, 0.233),
+        (746.8, 369.8, 0.161),
+    ]
+    dx, dy = S_PLAY[0] - 715.0, S_PLAY[1] - 390.0
+    dets = [replace(_corner_at(x + dx, y + dy, "SB"), score=s) for x, y, s in seen_at]
+    cards = tr._cluster(*tr._hysteresis(0.0, dets))
+    assert [(c.card, c.corners) for c in cards] == [("SB", 2), ("SB", 2)]
+    nones = sorted(dict(c.alts).get("none", np.inf) for c in cards)
+    assert nones == [PRINT_DOUBLE_COST, np.inf]
+    # the surer card is the one kept sure: its pair is the two sure pieces 0 and 1
+    (sure,) = [c for c in cards if "none" not in dict(c.alts)]
+    assert (sure.x_mm, sure.y_mm) == pytest.approx((715.25 + dx, 386.2 + dy), abs=0.5)
+
+    def four(x: float, y: float) -> list[Det]:
+        return [_corner_at(x + a, y + b, "SB") for a, b in ((-25.5, -32.0), (25.5, 32.0))] + [
+            _corner_at(x + a, y + b, "SB") for a, b in ((25.5, -32.0), (-25.5, 32.0))
+        ]
+
+    x, y = S_PLAY
+    lower = [d for i, d in enumerate(four(x - 17, y)) if i in (0, 3)]
+    fanned = tr.cards_in(lower + four(x, y))
+    assert Counter(c.card for c in fanned) == Counter({"SB": 2})
+    assert all("none" not in dict(c.alts) for c in fanned)
