@@ -26,12 +26,15 @@ label both under the floor (one of them down to ``faint_score``) are one card on
 lie the table's learnt corner spacing apart within ``LOW_PAIR_MM`` and the classifier is sure
 of both (``LOW_PAIR_SURE``): plastic's court indices score low at the corner stage.
 Two corner pairs of one label with one centre are one card (a card with an index in all four
-corners, like plastic's jokers, shows two diagonals); four corners of one label lying as one
-card's four corners are paired along its diagonals only (its long sides lie as near the corner
-spacing), and keep both diagonals whatever the learnt spacing says. Once the table's corner
-spacing is learnt (below), no pair lies further off it than ``PAIR_FAR_MM``, and a pair of two
-sure corners off it by more than ``PAIR_OFF_MM`` is not taken where one of them has a weak
-partner on it (two identical cards fanned tightly: the upper card's own index under the floor).
+corners, like plastic's jokers, shows two diagonals); two whose centres lie a little further
+apart (``PRINT_DOUBLE_MM``) may be one card's long printed word boxed in pieces and paired
+twice, so the less sure one carries "no card there" (:func:`_print_doubles`); four corners of
+one label lying as one card's four corners are paired along its diagonals only (its long sides
+lie as near the corner spacing), and keep both diagonals whatever the learnt spacing says. Once
+the table's corner spacing is learnt (below), no pair lies further off it than ``PAIR_FAR_MM``,
+and a pair of two sure corners off it by more than ``PAIR_OFF_MM`` is not taken where one of
+them has a weak partner on it (two identical cards fanned tightly: the upper card's own index
+under the floor).
 A corner under the floor left single, scoring at least ``KIN_MIN_SCORE``, counts as a card when
 a sure corner index of its own rank lies a fan's step from it (``KIN_STEP_MM``) and none nearer:
 the half-covered index of a pair's, a bomb's or a full house's lower card. It carries "no card
