@@ -638,14 +638,13 @@ def _rect_diagonals(
 
 
 def _print_doubles(
-    out: list[SeenCard],
-    centres: Sequence[np.ndarray],
-    paired: Sequence[tuple[tuple[bool, float], int]],
+    out: list[SeenCard], paired: Sequence[tuple[tuple[bool, float], np.ndarray, int]]
 ) -> None:
     """Give "no card there" at ``PRINT_DOUBLE_COST`` to each card of one label counted by a
     corner pair whose centre lies within ``PRINT_DOUBLE_MM`` of another such card's and whose
-    pair is the less sure of the two (``paired[k]``: a corner under the floor first, then the
-    lower score; ``centres[k]``: its centre; in place in ``out``).
+    pair is the less sure of the two (``paired``: per card counted by a pair, how unsure the pair
+    is — a corner under the floor first, then the lower score —, its centre and its place in
+    ``out``; marked in place).
 
     A card whose index is a long word printed in all four corners (plastic's jokers) is boxed in
     pieces along the word, and two pieces on opposite sides pair as a second diagonal whose
@@ -656,12 +655,11 @@ def _print_doubles(
     upper one (a fanned pair shows its lower card along one edge, 12-15 mm off, 47201). Only a
     doubt, as every other rule of this kind: the referee drops the card where the play is
     illegal with it, and keeps it where it is legal."""
-    for a in range(len(paired)):
-        for b in range(a + 1, len(paired)):
-            if np.hypot(*(centres[a] - centres[b])) >= PRINT_DOUBLE_MM:
-                continue
-            k = max(paired[a], paired[b])[1]
-            out[k] = _with_none(out[k], PRINT_DOUBLE_COST)
+    for (doubt_a, at_a, k_a), (doubt_b, at_b, k_b) in itertools.combinations(paired, 2):
+        if np.hypot(*(at_a - at_b)) >= PRINT_DOUBLE_MM:
+            continue
+        k = max((doubt_a, k_a), (doubt_b, k_b))[1]
+        out[k] = _with_none(out[k], PRINT_DOUBLE_COST)
 
 
 def _best_pairs(
@@ -1033,10 +1031,9 @@ class Tracker:
                 ok.update({k: near[k] for k in diagonals})
             ok = _diagonals_only(ok, rects)
             used: set[int] = set()
-            centres: list[np.ndarray] = []
             # per card counted by a pair: how unsure its pair is (a corner under the floor, its
-            # lower score) and its place in ``out`` (``_print_doubles``)
-            paired: list[tuple[tuple[bool, float], int]] = []
+            # lower score), its centre and its place in ``out`` (``_print_doubles``)
+            paired: list[tuple[tuple[bool, float], np.ndarray, int]] = []
             is_joker = parse_card(label).is_joker
             for i, j in _best_pairs(n, ok, weaks):
                 used |= {i, j}
@@ -1044,18 +1041,17 @@ class Tracker:
                 if is_joker:
                     joker_at += [merged[i], merged[j]]
                     joker_cards.append((c, merged[i] - c))
-                if any(np.hypot(*(c - q)) < self.same_mm for q in centres):
+                if any(np.hypot(*(c - q)) < self.same_mm for _, q, _ in paired):
                     continue  # both diagonals of a card with an index in all four corners
-                centres.append(c)
                 if learn and not (lows[i] and lows[j]):
                     self._spacings.append(float(np.hypot(*(merged[i] - merged[j]))))
                 a = _pair_alts(alts[i], alts[j]) if alts[i] or alts[j] else ()
                 axes = self._axes(merged[i], merged[j])
-                paired.append(((lows[i] or lows[j], -min(scores[i], scores[j])), len(out)))
+                paired.append(((lows[i] or lows[j], -min(scores[i], scores[j])), c, len(out)))
                 out.append(
                     SeenCard(label, float(c[0]), float(c[1]), self.region_at(*c), 2, a, axes)
                 )
-            _print_doubles(out, centres, paired)
+            _print_doubles(out, paired)
             for i in range(n):
                 if i not in used and not weaks[i]:  # a weak corner counts with its pair only
                     x, y = float(merged[i][0]), float(merged[i][1])
