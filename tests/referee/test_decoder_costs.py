@@ -1,18 +1,18 @@
-"""The decoder's costs and windows sit in one table (engine/decoder.py ``COSTS``), each with its
+"""The decoder's costs and windows sit in one table (engine/channel.py ``COSTS``), each with its
 reason: the module's constants are its rows (a ``Cost`` is a float, a ``Window`` an int)."""
 
 from __future__ import annotations
 
-from engine import decoder, referee
+from engine import channel, decoder, referee
 
 
 def test_every_cost_has_a_reason_and_its_constant() -> None:
-    assert decoder.COSTS
-    for name, row in decoder.COSTS.items():
+    assert channel.COSTS is decoder.COSTS
+    for name, row in channel.COSTS.items():
         assert row.why.strip() and len(row.why) > 20, name
         assert row >= 0, name
-        assert getattr(decoder, name) is row, name
-        assert isinstance(row, decoder.Cost | decoder.Window), name
+        assert getattr(channel, name) is row, name
+        assert isinstance(row, channel.Cost | channel.Window), name
 
 
 def test_the_referee_reads_the_decoder_s_budgets() -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from engine import decoder
+from engine import channel, edits
 from engine.cards import parse_card
 from engine.deal import effective_events, fold
 from engine.events import Event
@@ -126,7 +126,7 @@ def test_an_ace_high_straight_short_of_a_card_gets_its_gap_not_a_wild() -> None:
 
 def test_missed_cards_of_a_straight_gap_first_ace_high_or_low() -> None:
     from engine.cards import parse_card, parse_cards
-    from engine.decoder import _missed_cards
+    from engine.channel import _missed_cards
 
     def after_ranks(cards: str) -> list[str]:
         got = [str(c) for c, _ in _missed_cards(list(parse_cards(cards)))]
@@ -148,7 +148,7 @@ def test_a_missed_card_of_the_plays_rank_with_the_fewest_copies_accounted_for_fi
     second copy of the card in the play or of one played before (9405: HK DK read DK and
     completed DK DK; 9607: HJ CJ read CJ, completed CJ CJ), except in a bomb."""
     from engine.cards import parse_card, parse_cards
-    from engine.decoder import _missed_cards
+    from engine.channel import _missed_cards
 
     def first(cards: str, played: str = "") -> list[str]:
         seen = {parse_card(c): played.split().count(c) for c in played.split()}
@@ -169,7 +169,7 @@ def test_among_equally_unseen_cards_the_one_the_plays_runner_ups_name_first() ->
     HK, whose DK had HK as runner-up at 1.3 nats, was completed with an SK); without hints, or
     between cards with fewer copies seen, the order is as before."""
     from engine.cards import parse_card, parse_cards
-    from engine.decoder import _missed_cards
+    from engine.channel import _missed_cards
 
     def first(cards: str, hints: dict[str, float], played: str = "") -> list[str]:
         seen = {parse_card(c): played.split().count(c) for c in played.split()}
@@ -218,7 +218,7 @@ def test_the_four_jokers_read_as_one_of_each_are_read_again_as_the_joker_bomb() 
 
 def test_no_joker_bomb_reading_for_other_plays() -> None:
     from engine.cards import parse_cards
-    from engine.decoder import _joker_bomb_doubts
+    from engine.channel import _joker_bomb_doubts
 
     ((card, alts),) = _joker_bomb_doubts(list(parse_cards("HR SB")))
     assert card is None and [str(c) for c, _ in alts] == ["SB", "HR"]
@@ -712,9 +712,9 @@ def test_no_swap_without_a_camera_reading_of_the_earlier_play() -> None:
 def test_gone_out_unseen_looks_back_gone_window_plays(monkeypatch: pytest.MonkeyPatch) -> None:
     """The seat's last camera play may lie many plays back (its later plays went unseen: court
     cards without an index), up to ``GONE_WINDOW`` plays and passes; not further."""
-    assert decoder.GONE_WINDOW > decoder.HINDSIGHT_WINDOW
+    assert channel.GONE_WINDOW > channel.HINDSIGHT_WINDOW
     for window, taken in ((5, True), (4, False)):
-        monkeypatch.setattr(decoder, "GONE_WINDOW", window)
+        monkeypatch.setattr(edits, "GONE_WINDOW", window)
         t = Table()
         e_down_to_eight(t)
         cam(t, "E", "HA HA")
@@ -1006,7 +1006,7 @@ def test_a_glimpsed_joker_is_read_as_the_other_only_when_as_glimpsed_it_beats_no
     assert got is not None
     g, cost = got
     assert [str(c) for c in g.cards] == ["HR"] and g.extra["glimpsed"] == ["SB"]
-    assert cost == decoder.GLIMPSE_JOKER_COST > 0
+    assert cost == channel.GLIMPSE_JOKER_COST > 0
     # on an ace the small joker glimpsed is itself, free
     t = glimpsed_then_passed("SA", "SB")
     core = t.ref._core_before(2)  # after S's lead
