@@ -33,8 +33,8 @@ One JSON object per line, each with ``t`` (seconds) and ``type``:
                    zone but too faintly to count (a joker by one corner under the corner
                    floor: a ghost joker in a court card's picture looks the same). No play:
                    the referee uses it only in hindsight, when the table's continuation shows
-                   that seat played something the camera did not count (engine/decoder.py
-                   ``Decoder._put_in``).
+                   that seat played something the camera did not count (engine/edits.py
+                   ``Edits._put_in``).
 ``trick_cleared``  ``{}``: the table was cleared.
 ``count_report``   ``{seat, count}`` (ours): a seat's spoken card count (报牌), when reported.
 ``correction``     ``{replaces, with?}``: a referee's fix of the event ``replaces`` (an event
@@ -134,7 +134,7 @@ class Observation:
     #: played: the camera's runner-up readings of cards it was not sure of, one entry per card
     #: instance: ``(card, ((other card or None = no card there, cost), ...))``, cost = ln(p(card)
     #: / p(other)) >= 0 in nats, cheapest first. The referee re-reads a play that is illegal as
-    #: read (engine/decoder.py ``reread``). An entry whose card is None is a card the camera
+    #: read (engine/channel.py ``reread``). An entry whose card is None is a card the camera
     #: may have missed: its readings are the cards it may be (none of them None).
     doubts: tuple[tuple[Card | None, tuple[tuple[Card | None, float], ...]], ...] = ()
 

@@ -1,4 +1,4 @@
-"""A seat's first wrong count report that is already a foul ending the match (engine/decoder.py
+"""A seat's first wrong count report that is already a foul ending the match (engine/edits.py
 ``_count_off``; issue 41): no second report comes to agree with it, but the table plays on in a
 deal the referee has closed, and those turns are the evidence instead."""
 

@@ -1,4 +1,4 @@
-"""A play the camera read with a card too many, shown by the seat's spoken counts (engine/decoder.py
+"""A play the camera read with a card too many, shown by the seat's spoken counts (engine/edits.py
 ``_count_off``; issue 41): a ghost index beside a fan, or one card counted twice in a bomb, leaves
 the seat by the count a card short of its hand: its true counts are judged wrong, and it is taken
 as out with cards still to play."""

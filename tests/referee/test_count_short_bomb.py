@@ -1,4 +1,4 @@
-"""A bomb the camera read a card short, shown by the seat's spoken counts (engine/decoder.py
+"""A bomb the camera read a card short, shown by the seat's spoken counts (engine/edits.py
 ``_count_off``; issue 41: five-card bombs read as four on rendered games, paris D8 D8 S8 H8 S8,
 plastic HK DK SK DK, proc-serif SJ SJ DJ CJ DJ). The seat keeps by the count a card it never held:
 its true counts are judged wrong, and its going out is missed."""

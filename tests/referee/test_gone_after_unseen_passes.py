@@ -1,7 +1,7 @@
-"""A seat gone out that the count says still holds a card, its silent turns taken one at a time
-as passes the camera missed (engine/decoder.py ``_gone``, ``UNSEEN_COST``; issue 41, game 47904:
-W's bomb D8 D8 S8 H8 S8 read as four eights, W never taken as out, E's and N's plays out of turn
-around four passes put in for W and the deal's order wrong)."""
+"""A seat gone out that the count says still holds a card, its silent turns taken one at a time as
+passes the camera missed (engine/edits.py ``_gone``, engine/channel.py ``UNSEEN_COST``; issue 41,
+game 47904: W's bomb D8 D8 S8 H8 S8 read as four eights, W never taken as out, E's and N's plays out
+of turn around four passes put in for W and the deal's order wrong)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The referee's second look (engine/decoder.py ``HINDSIGHT_WINDOW``): a play judged illegal as
+"""The referee's second look (engine/channel.py ``HINDSIGHT_WINDOW``): a play judged illegal as
 read, after which the table plays on as if it had been legal, is read again; the reading that
 fits the table's continuation replaces it through a ``correction`` event."""
 

@@ -1,4 +1,4 @@
-"""Re-reading a camera play that is illegal as read (engine/decoder.py ``reread``): the camera's
+"""Re-reading a camera play that is illegal as read (engine/channel.py ``reread``): the camera's
 runner-up readings (``doubts`` of a played observation) make a legal play within the budget."""
 
 from __future__ import annotations
