@@ -18,7 +18,9 @@ a straight's gap or ends; :func:`_joker_bomb_doubts` the joker bomb read a joker
 
 **The other errors**, each a row too: it reports a play when its cards settle but a pass at once
 (``REORDER_S``, ``REORDER_COST`` a turn taken back), glimpses cards too faintly to count
-(``glimpse``; a joker by one weak corner may be the other, ``GLIMPSE_JOKER_COST``), finds a play's
+(``glimpse``; a joker by one weak corner may be the other, ``GLIMPSE_JOKER_COST``), reads a joker
+as the other (:func:`joker_colours`, ``JOKER_COLOUR_COST``, given to every camera play with a
+joker as it comes to the referee), finds a play's
 card late (``amends``) or reads lying cards anew (``was``; ``MOVED_CARD_COST``,
 ``MOVED_SURE_COST``), misses a turn (``UNSEEN_COST``) or a seat's last cards (``GONE_CARD_COST``).
 The rules' side has its costs as well: ``CLASH_COST`` for a clash with the table's continuation,
@@ -43,7 +45,7 @@ from typing import Any, Final
 
 from engine.cards import BIG_JOKER, DISTINCT, SMALL_JOKER, Card, sort_cards
 
-__all__ = ["COSTS", "Cost", "Window", "Doubts", "Reading", "reread"]
+__all__ = ["COSTS", "Cost", "Window", "Doubts", "Reading", "joker_colours", "reread"]
 
 
 class Cost(float):
@@ -98,6 +100,7 @@ COUNT_OFF_GAIN: Final = Window(2, "reports a card missed or not there must mend:
 TIE_COST: Final = Cost(0.5, "a tie, which the earliest change wins: later clashes may be echoes")
 REORDER_COST: Final = Cost(0.5, "each turn taken back past another seat's: a late report is common")
 GLIMPSE_JOKER_COST: Final = Cost(1.0, "a joker glimpsed by one weak corner was the other joker")
+JOKER_COLOUR_COST: Final = Cost(2.5, "a joker read as the other: on many decks only colour differs")
 _REREAD_TRIES: Final = Window(256, "readings tried at most per play (the enumerator's bound)")
 _HINDSIGHT_TRIES: Final = Window(8, "legal readings whose continuation is tried, cheapest first")
 _HINDSIGHT_SUSPECTS: Final = Window(3, "suspects kept at once (the latest)")
@@ -152,6 +155,31 @@ def _joker_bomb_doubts(cards: Sequence[Card]) -> list[tuple[None, list[tuple[Car
     """SB HR, which no combination holds, may be the joker bomb with a joker missed (9803)."""
     bomb = Counter(cards) == Counter([SMALL_JOKER, BIG_JOKER])
     return [(None, [(SMALL_JOKER, MISSED_CARD_COST), (BIG_JOKER, MISSED_CARD_COST)])] * bomb
+
+
+def joker_colours(
+    cards: Sequence[Card], doubts: Doubts
+) -> tuple[tuple[Card | None, tuple[tuple[Card | None, float], ...]], ...]:
+    """``doubts`` with each joker of ``cards`` given the other joker as a runner-up at
+    ``JOKER_COLOUR_COST`` at most (cheaper where the camera's own doubt is).
+
+    On many decks the two jokers share one picture and differ only by its colour (guyenne-classic
+    prints a small red or black symbol in the corner), and a classifier sure of the picture may be
+    sure of the wrong colour: guyenne-classic 49233 and 49238 at 2304x1296 read a single HR as SB
+    with no runner-up at all, so "does not beat the trick" was all the rules could say. This is
+    the channel's floor for that one confusion, for every deck and every joker, not a case for
+    one seed; the rules then choose (a single SB that cannot beat, a third SB)."""
+    other = {SMALL_JOKER: BIG_JOKER, BIG_JOKER: SMALL_JOKER}
+    out = [(c, tuple(alts)) for c, alts in doubts]
+    for i, (c, alts) in enumerate(out):
+        if c in other and all(a != other[c] or x > JOKER_COLOUR_COST for a, x in alts):
+            mine = [(a, x) for a, x in alts if a != other[c]] + [(other[c], JOKER_COLOUR_COST)]
+            out[i] = (c, tuple(sorted(mine, key=lambda ax: ax[1])))
+    have = Counter(c for c, _ in doubts)
+    for c, n in Counter(cards).items():
+        if c in other:
+            out += [(c, ((other[c], JOKER_COLOUR_COST),))] * max(0, n - have[c])
+    return tuple(out)
 
 
 def _take(pool: list[Any], card: Card) -> Any:

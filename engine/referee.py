@@ -58,10 +58,11 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, NamedTuple
 
 from engine.cards import BIG_JOKER, Card
+from engine.channel import joker_colours
 from engine.combos import Combo, ComboRules, classify
 from engine.deal import (
     BARRING_FOULS,
@@ -968,6 +969,8 @@ class Referee(Decoder):
 
     def feed(self, obs: Observation) -> list[Event]:
         """Process one observation; return the events it produced (possibly none)."""
+        if obs.type == "played" and is_camera(obs) and any(c.is_joker for c in obs.cards):
+            obs = replace(obs, doubts=joker_colours(obs.cards, obs.doubts))
         if obs.type == "correction":
             self._gone_fixes = []
             self._deal_snap = None  # an earlier deal may have changed

@@ -232,3 +232,47 @@ def test_an_illegal_play_that_holds_a_third_copy_cannot_be_either() -> None:
     t2 = e_plays_sb_sb_on_d5(False)
     assert plays(t2)[-1]["legal"] is False and "camera" not in plays(t2)[-1]
     assert [f["kind"] for f in t2.fouls()] == ["illegal_play"]
+
+
+def test_a_joker_read_as_the_other_with_no_runner_up_is_re_read_by_its_colour() -> None:
+    """guyenne-classic 49233 at 2304x1296: the big joker's corner, a small red symbol, was read as
+    the small joker with no runner-up but "no card" (4.31 nats). A single SB on the SB led beats
+    nothing; the channel gives every joker the other as a runner-up (``JOKER_COLOUR_COST``), so
+    the play is re-read as HR, the only single that beats it, and says so."""
+    from engine.channel import JOKER_COLOUR_COST
+
+    t = Table()
+    start(t)
+    t.play("S", "SB")
+    t.do("played", seat="E", cards=["SB"], doubts=[doubt("SB", (None, 4.31))])
+    p = plays(t)[1]
+    assert p["cards"] == ["HR"] and p["legal"] is True and p["camera"] == ["SB"]
+    assert f"HR for SB; cost {JOKER_COLOUR_COST:.2f}" in str(p["reread"])
+    assert not t.fouls() and t.deal.turn == "N"
+    assert fold(t.ref.events, t.profile) == t.ref.state
+
+
+def test_the_joker_colour_doubt_is_the_camera_s_only_when_it_is_the_camera_s_play() -> None:
+    """Readings with no doubts and no camera mark (the simulator's, a referee's typed play) are
+    taken as they are: an SB on the SB stays an illegal play."""
+    t = Table()
+    start(t)
+    t.play("S", "SB")
+    t.play("E", "SB")
+    assert plays(t)[1]["cards"] == ["SB"] and [f["kind"] for f in t.fouls()] == ["illegal_play"]
+
+
+def test_joker_colours_adds_the_other_joker_per_copy_and_keeps_cheaper_doubts() -> None:
+    from engine.cards import parse_cards
+    from engine.channel import JOKER_COLOUR_COST, joker_colours
+
+    sb, hr, s3 = parse_card("SB"), parse_card("HR"), parse_card("S3")
+    got = joker_colours(list(parse_cards("SB SB HR S3")), [(sb, ((hr, 1.0), (None, 4.0)))])
+    assert got == (
+        (sb, ((hr, 1.0), (None, 4.0))),  # the camera's own, cheaper: kept
+        (sb, ((hr, JOKER_COLOUR_COST),)),
+        (hr, ((sb, JOKER_COLOUR_COST),)),
+    )
+    dear = joker_colours([hr], [(hr, ((None, 2.0), (sb, 6.0)))])
+    assert dear == ((hr, ((None, 2.0), (sb, JOKER_COLOUR_COST))),)  # a dearer one: lowered
+    assert joker_colours([s3], [(s3, ((None, 2.0),))]) == ((s3, ((None, 2.0),)),)
