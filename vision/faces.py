@@ -128,6 +128,14 @@ ALT_NATS = 4.0
 #: a number card's corner index lies this far (mm, its middle) inside the card's long edge
 #: (guyenne-classic, seed 9408: 4.8 mm): a fan's lower number card showing its index ends there
 INDEX_INSET_MM = 5.0
+#: a strip no face fits surely, before a number card's index, is that number card's strip unless
+#: its ground is a figure's: a number card's long side shows white card with a few pips, a court
+#: card's its figure. The strip is a court card's when its share of white (``_white``) exceeds
+#: that of the best face's picture laid there by at most this (guyenne-classic 49223, 1280x720:
+#: HK's strip under a fan, 28 view-px before a 9's index, 0.17 white against its picture's 0.14,
+#: +0.03; the unsure strips passed over in 49223 and 49228, number cards' among them, +0.10 to
+#: +0.74; measured 2026-12-07 on those two development games)
+STRIP_GROUND_GAP = 0.06
 #: two pictures alike in grey or in ink at least this much (normalised cross-correlation of
 #: their grey versions, or of their ink levels ``_ink_level``, either way up, shifted up to
 #: ``TWIN_SHIFT`` px) are *colour twins*: one drawing printed in two colours (the small joker in
@@ -161,6 +169,13 @@ def _ncc(a: np.ndarray, b: np.ndarray) -> float:
     b = b.reshape(-1) - b.mean()
     den = float(np.sqrt((a * a).sum() * (b * b).sum()))
     return float((a * b).sum() / den) if den > 1e-6 else -1.0
+
+
+def _white(bgr: np.ndarray, ref: float) -> float:
+    """The share of ``bgr`` (float, H x W x 3) that is white card: at least 0.8 of ``ref`` (the
+    white of the picture it comes from) in every colour, and grey to 0.15 of ``ref``."""
+    lo = bgr.min(axis=-1)
+    return float(((lo > 0.8 * ref) & (bgr.max(axis=-1) - lo < 0.15 * ref)).mean())
 
 
 def _ink(hsv: np.ndarray, dark: bool) -> np.ndarray:
@@ -769,7 +784,14 @@ class CourtFaces:
                     score - rival >= STRIP_MARGIN
                     or (score >= STRIP_SCORE and score - rival >= MARGIN)
                 )
-                if number is not None and not sure:
+                # (the ground is judged by the face as it fitted, ``best[1]`` at ``ang``, before
+                # any colour twin was picked)
+                rel = best_grid - (c + side * (edge + width) * u)
+                if (
+                    number is not None
+                    and not sure
+                    and not self._court_ground(viewf, best_grid, best[1], rel, ang, w, h)
+                ):
                     edge = number  # the number card's strip comes first: no face
                     continue
                 if cover < STRIP_COVER or (not sure and score < MAYBE_FLOOR):
@@ -804,6 +826,30 @@ class CourtFaces:
                 out.append(FaceMatch(card, score, centre, ang % 360.0, alts, strip, not sure))
                 edge += width
         return out
+
+    def _court_ground(
+        self,
+        viewf: np.ndarray,
+        grid: np.ndarray,
+        card: str,
+        rel: np.ndarray,
+        angle: float,
+        w: float,
+        h: float,
+    ) -> bool:
+        """Whether the strip seen at ``grid`` shows a figure's ground, not a number card's white:
+        its share of white at most ``STRIP_GROUND_GAP`` over that of ``card``'s picture laid
+        there (``rel``, ``angle``, ``w`` x ``h``: as :meth:`_strip_picture`). The view's white
+        is its brightest card (98th percentile), the picture's its own."""
+        seen = cv2.remap(
+            viewf, grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32),
+            cv2.INTER_LINEAR,
+        )  # fmt: skip
+        want = self._strip_picture(card, rel, angle, w, h)
+        pic = self.pictures[card].astype(np.float32)
+        ref_seen = float(np.percentile(viewf.min(axis=-1), 98))
+        ref_want = float(np.percentile(pic.min(axis=-1), 98))
+        return _white(seen, ref_seen) - _white(want, ref_want) <= STRIP_GROUND_GAP
 
     def _strip_picture(
         self, card: str, rel: np.ndarray, angle: float, w: float, h: float

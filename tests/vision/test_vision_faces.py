@@ -268,3 +268,28 @@ def test_a_face_or_strip_covers_only_where_it_lies() -> None:
     strip = FaceMatch("CQ", 0.7, (0.0, 0.0), 0.0, strip=(50.0, 50.0, 1.0, 0.0, 6.0, 44.0))
     assert strip.covers((55.0, 90.0), (63.0, 88.0))
     assert not strip.covers((57.0, 50.0), (63.0, 88.0))
+
+
+def test_an_unsure_strip_is_a_court_card_s_only_on_a_figure_s_ground(courts) -> None:
+    """guyenne-classic 49223: HK's strip under a fan, which no face fitted surely, lay before a
+    9's index and was passed over as the 9's strip. A strip is a number card's only when it is
+    whiter than the face laid there (``STRIP_GROUND_GAP``): the king's own edge is a figure's
+    ground, a number card's edge white card with a pip or two."""
+    _, shots = courts
+    faces = enrolled(shots[21])
+    pic = faces.pictures["HK"].astype(np.float32)
+    h, w = pic.shape[:2]
+    view = np.full((h + 80, w + 160, 3), (40.0, 110.0, 40.0), np.float32)  # felt
+    x0, y0 = 40, 40
+    # a white card beside it: the view's white
+    view[y0 : y0 + h, x0 + w + 10 : x0 + w + 10 + 60] = 245.0
+    view[y0 : y0 + h, x0 : x0 + w] = pic
+    mid = np.array([x0 + w / 2, y0 + h / 2])
+    ys = np.arange(y0 + 0.1 * h, y0 + 0.9 * h)
+    strip = np.stack(np.meshgrid(np.arange(x0 + 1.0, x0 + 10.0), ys), axis=-1)  # (H, T, 2)
+    assert faces._court_ground(view, strip, "HK", strip - mid, 0.0, w, h)
+    # the same place on a number card: white, a pip
+    number = view.copy()
+    number[y0 : y0 + h, x0 : x0 + w] = 245.0
+    number[y0 + h // 3 : y0 + h // 3 + 8, x0 + 3 : x0 + 9] = (30.0, 30.0, 200.0)
+    assert not faces._court_ground(number, strip, "HK", strip - mid, 0.0, w, h)
