@@ -157,6 +157,10 @@ def _joker_bomb_doubts(cards: Sequence[Card]) -> list[tuple[None, list[tuple[Car
     return [(None, [(SMALL_JOKER, MISSED_CARD_COST), (BIG_JOKER, MISSED_CARD_COST)])] * bomb
 
 
+#: a joker read as the other (``joker_colours``; ``_glimpsed`` in engine/edits.py)
+_OTHER_JOKER: Final[Mapping[Card, Card]] = {SMALL_JOKER: BIG_JOKER, BIG_JOKER: SMALL_JOKER}
+
+
 def joker_colours(
     cards: Sequence[Card], doubts: Doubts
 ) -> tuple[tuple[Card | None, tuple[tuple[Card | None, float], ...]], ...]:
@@ -169,10 +173,14 @@ def joker_colours(
     with no runner-up at all, so "does not beat the trick" was all the rules could say. This is
     the channel's floor for that one confusion, for every deck and every joker, not a case for
     one seed; the rules then choose (a single SB that cannot beat, a third SB)."""
-    other = {SMALL_JOKER: BIG_JOKER, BIG_JOKER: SMALL_JOKER}
+    other = _OTHER_JOKER
     out = [(c, tuple(alts)) for c, alts in doubts]
     for i, (c, alts) in enumerate(out):
-        if c in other and all(a != other[c] or x > JOKER_COLOUR_COST for a, x in alts):
+        if (
+            c is not None
+            and c in other
+            and all(a != other[c] or x > JOKER_COLOUR_COST for a, x in alts)
+        ):
             mine = [(a, x) for a, x in alts if a != other[c]] + [(other[c], JOKER_COLOUR_COST)]
             out[i] = (c, tuple(sorted(mine, key=lambda ax: ax[1])))
     have = Counter(c for c, _ in doubts)

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 from engine.cards import BIG_JOKER, SMALL_JOKER, Card, parse_card, sort_cards
 from engine.channel import (
     _HINDSIGHT_TRIES,
+    _OTHER_JOKER,
     _UNSEEN_SEATS,
     COUNT_OFF_GAIN,
     COUNT_OFF_MAX,
@@ -107,8 +108,6 @@ _ONLY_ANSWER: Final[Mapping[tuple[Card, ...], tuple[Card, ...]]] = {
     (SMALL_JOKER,): (BIG_JOKER,),
     (SMALL_JOKER, SMALL_JOKER): (BIG_JOKER, BIG_JOKER),
 }
-#: a joker read as the other (``_glimpsed``)
-_OTHER_JOKER: Final[Mapping[Card, Card]] = {SMALL_JOKER: BIG_JOKER, BIG_JOKER: SMALL_JOKER}
 
 
 def _clash(etype: str, data: Mapping[str, Any]) -> bool:
