@@ -370,7 +370,20 @@ def _need_torch() -> None:
         ) from None
 
 
+#: whether the default progress bar has a line open (a log line then starts on a new line)
+_BAR = {"open": False}
+
+
+def _say(message: str) -> None:
+    """The default log: one line on stderr, below a progress bar that is being drawn."""
+    if _BAR["open"]:
+        sys.stderr.write("\n")
+        _BAR["open"] = False
+    print(message, file=sys.stderr)
+
+
 def _bar(label: str, frac: float, left_s: float | None, stream: Any = None) -> None:
+    _BAR["open"] = stream is None and frac < 1.0
     stream = stream or sys.stderr
     frac = max(0.0, min(1.0, frac))
     n = 30
@@ -414,7 +427,7 @@ def adapt(
     from vision.synth.decks import CARD_NAMES, load_deck
 
     sizes = sizes or AdaptSizes()
-    log = log or (lambda m: print(m, file=sys.stderr))
+    log = log or _say
     progress = progress or _bar
     started = time.time()
     deck_dir, out = Path(deck_dir), Path(out)
@@ -457,10 +470,13 @@ def adapt(
 
     (xtr, ytr), (xva, yva) = _make_data(deck_dir, work, sizes, expand, progress)
     log(f"adapt: {deck.name}: {len(xtr)} training crops, {len(xva)} validation crops")
-    threads, load = _torch_threads(sizes.threads)
-    torch.set_num_threads(threads)
+    first, load = _torch_threads(sizes.threads)
+    chooser = ThreadChooser(first, sizes.threads, torch.set_num_threads, log)
     t_train = time.time()
-    final_pt = _train(base, xtr, ytr, xva, yva, work, sizes, started, log, progress)
+    final_pt = _train(base, xtr, ytr, xva, yva, work, sizes, started, log, progress, chooser)
+    # the count most of the steps ran at (the run's own, or the guess where it had no steps)
+    threads = max(chooser.used, key=lambda n: chooser.used[n]) if chooser.used else first
+    torch.set_num_threads(max(1, sizes.threads))
     train_s = time.time() - t_train
 
     # export, then read the validation crops with both files as the runtime would
@@ -513,8 +529,8 @@ def adapt(
     steps = int(ck.get("step", 0))
     log(
         f"adapt: {steps} steps of {sizes.batch} crops in {train_s / 60:.1f} min of fine-tuning "
-        f"(at least {sizes.min_steps}; {threads} torch thread(s), load {load:.1f} on "
-        f"{os.cpu_count()} cores), {seconds / 60:.1f} min in all"
+        f"(at least {sizes.min_steps}; {_thread_split(chooser.used) or threads} torch "
+        f"thread(s), load {load:.1f} on {os.cpu_count()} cores), {seconds / 60:.1f} min in all"
     )
     return AdaptResult(
         final,
@@ -532,16 +548,110 @@ def adapt(
 
 
 def _torch_threads(wanted: int) -> tuple[int, float]:
-    """Torch threads for the fine-tuning, and the 1-minute load average: on a machine whose
-    cores are already busy (load >= cores) one thread, since threads that wait for each other
-    are slower than one (2026-12-05, load 10 on 2 cores: 0.83 steps/s with one thread, 0.31
-    with two)."""
+    """The first guess at torch threads for the fine-tuning, and the 1-minute load average: on a
+    machine whose cores are already busy (load >= cores) one thread, since threads that wait for
+    each other are slower than one (2026-12-05, load 10 on 2 cores: 0.83 steps/s with one
+    thread, 0.31 with two). Only a guess: the load average just after the data is rendered
+    counts this run's own data workers too, so :class:`ThreadChooser` times both and keeps the
+    faster."""
     try:
         load = os.getloadavg()[0]
     except OSError:  # not available on this platform
         load = 0.0
     cores = os.cpu_count() or 1
     return (1 if load >= cores else max(1, wanted)), load
+
+
+def _thread_split(used: dict[int, int]) -> str:
+    """``{2: 5900, 1: 12}`` as "5900 steps on 2, 12 on 1"."""
+    parts = sorted(used.items(), key=lambda kv: -kv[1])
+    return ", ".join(f"{n} {'steps ' if i == 0 else ''}on {t}" for i, (t, n) in enumerate(parts))
+
+
+#: steps timed at each thread count when :class:`ThreadChooser` compares them (the first two
+#: after a change are not counted: the pool is waking), and how often it compares again
+PROBE_STEPS = 12
+PROBE_EVERY_S = 180.0
+
+
+class ThreadChooser:
+    """Which torch thread count trains fastest, found by timing the training steps themselves.
+
+    Why: the 1-minute load average taken after the data is rendered still counts this run's
+    own two data workers, so on an idle 2-core machine it read ~2 about half the time and one
+    thread was chosen (2026-12-07: proc-serif adapted alone, 3,869 steps in 19.1 min, where
+    guyenne-classic at load 1.9 ran 8,649 on two threads; idle here, 5.7 steps/s with two threads
+    against 3.5 with one). A loaded machine is the other way round (the docstring of
+    :func:`_torch_threads`). So: start with the guess, time ``PROBE_STEPS`` steps, time as many
+    at the other count, keep the faster (by median step time, the other must be 10 % faster to
+    take over); compare again every ``PROBE_EVERY_S`` seconds, as the machine's load changes in
+    a 20-minute run. Every timed step is a real training step; nothing is spent on the probing
+    but the slower count's few steps. ``set_threads`` is called only when the count changes.
+    """
+
+    def __init__(
+        self,
+        first: int,
+        wanted: int,
+        set_threads: Callable[[int], None],
+        log: Callable[[str], None] = lambda m: None,
+        steps: int = PROBE_STEPS,
+        every_s: float = PROBE_EVERY_S,
+    ) -> None:
+        self.options = sorted({1, max(1, wanted)})
+        self.current = first if first in self.options else self.options[-1]
+        self._set, self._log, self._n, self._every = set_threads, log, max(3, steps), every_s
+        self._active = -1
+        self._own: list[float] = []  # recent step times at the current count
+        self._trial: list[float] = []  # step times at the other count, while probing
+        self._probing = False
+        self._last_probe: float | None = None
+        self.switches = 0
+        self.used: dict[int, int] = {}  # steps run at each thread count
+        self._apply(self.current)
+
+    @property
+    def threads(self) -> int:
+        """The thread count the next step runs at."""
+        return self._active
+
+    def _apply(self, n: int) -> None:
+        if n != self._active:
+            self._set(n)
+            self._active = n
+
+    def _other(self) -> int:
+        return next(n for n in self.options if n != self.current)
+
+    def step_done(self, seconds: float, now: float) -> None:
+        """Record one step's time (``now``: the clock after it) and choose the next step's count."""
+        self.used[self._active] = self.used.get(self._active, 0) + 1
+        if len(self.options) < 2:
+            return
+        if self._probing:
+            self._trial.append(seconds)
+            if len(self._trial) < self._n + 2:
+                return
+            mine = float(np.median(self._own[-self._n :]))
+            theirs = float(np.median(self._trial[2:]))
+            self._probing, self._last_probe = False, now
+            if theirs < 0.9 * mine:
+                self._log(
+                    f"adapt: {self._other()} torch thread(s) train faster here "
+                    f"({1 / theirs:.1f} steps/s against {1 / mine:.1f}): using them"
+                )
+                self.current, self._own = self._other(), self._trial[2:]
+                self.switches += 1
+            self._trial = []
+            self._apply(self.current)
+            return
+        self._own.append(seconds)
+        self._own = self._own[-(self._n + 2) :]
+        due = self._last_probe is None or now - self._last_probe >= self._every
+        if due and len(self._own) >= self._n + 2:
+            self._own = self._own[2:]
+            self._probing = True
+            self._apply(self._other())
 
 
 def _clean(work: Path) -> None:
@@ -576,6 +686,7 @@ def _train(
     started: float,
     log: Callable[[str], None],
     progress: Callable[[str, float, float | None], None],
+    chooser: ThreadChooser | None = None,
 ) -> Path:
     """Fine-tune from ``base`` until the run's time is used and at least ``sizes.min_steps``
     steps are run (a checkpoint each minute, so a rerun continues); returns the final
@@ -630,6 +741,7 @@ def _train(
 
     model.train()
     while done_share() < 1.0:
+        t_step = time.time()
         for group in opt.param_groups:
             group["lr"] = _lr_at(done_share(), sizes.lr, warmup=0.03)
         idx = np.sort(rng.integers(0, len(xtr), sizes.batch))
@@ -645,6 +757,8 @@ def _train(
         step += 1
         now = time.time()
         used_s = start_s + (now - t0)
+        if chooser is not None:
+            chooser.step_done(now - t_step, now)
         if now - saved >= CHECKPOINT_S:  # an interrupted run loses at most this much
             saved = now
             save(last)

@@ -201,3 +201,55 @@ def test_cli_bad_input_and_missing_torch(tmp_path: Path) -> None:
     assert "needs the train extra" in r.stderr and "pip install -e '.[train]'" in r.stderr
     with pytest.raises(EnrolError):
         ad.deck_reader(tmp_path / "missing.json")
+
+
+def _drive(
+    chooser: ad.ThreadChooser, speed: dict[int, float], steps: int, clock: list[float]
+) -> list[int]:
+    """Run ``steps`` fake steps, each taking ``speed[threads]`` seconds; the counts they ran at."""
+    ran = []
+    for _ in range(steps):
+        n = chooser.threads
+        ran.append(n)
+        clock[0] += speed[n]
+        chooser.step_done(speed[n], clock[0])
+    return ran
+
+
+def test_thread_chooser_keeps_the_faster_count_by_timing_the_steps() -> None:
+    # an idle 2-core machine whose load average still counted the data workers: the guess was
+    # one thread, two are faster (2026-12-07: 3.5 against 5.7 steps/s); the steps tell it
+    calls: list[int] = []
+    lines: list[str] = []
+    clock = [0.0]
+    ch = ad.ThreadChooser(1, 2, calls.append, lines.append, steps=5, every_s=100.0)
+    ran = _drive(ch, {1: 0.29, 2: 0.18}, 40, clock)
+    assert ran[:7] == [1] * 7 and ran[7:14] == [2] * 7  # its own steps, then the other's
+    assert ran[14:] == [2] * 26 and ch.current == 2 and ch.switches == 1
+    assert calls == [1, 2]  # set only when the count changes
+    assert any("2 torch thread(s) train faster" in m for m in lines)
+    assert ch.used == {1: 7, 2: 33}
+
+    # a loaded machine: two threads wait for each other; the guess (two) is left after one probe
+    calls.clear()
+    clock = [0.0]
+    ch = ad.ThreadChooser(2, 2, calls.append, steps=5, every_s=100.0)
+    ran = _drive(ch, {1: 1.2, 2: 3.2}, 30, clock)
+    assert ran[:7] == [2] * 7 and ran[7:14] == [1] * 7 and set(ran[14:]) == {1}
+    assert calls == [2, 1]
+
+    # the machine changes under a long run: compared again after every_s, and changed back
+    speed = {1: 1.2, 2: 0.6}
+    ran = _drive(ch, speed, 200, clock)
+    assert ran[-1] == 2 and ch.switches == 2
+
+    # not faster by 10 %: no change (noise must not make it flip)
+    clock = [0.0]
+    ch = ad.ThreadChooser(2, 2, calls.append, steps=5, every_s=1e9)
+    ran = _drive(ch, {1: 0.30, 2: 0.31}, 30, clock)
+    assert ran[14:] == [2] * 16 and ch.switches == 0
+
+    # one thread asked for: nothing to compare, nothing set again
+    calls.clear()
+    ch = ad.ThreadChooser(1, 1, calls.append, steps=5)
+    assert set(_drive(ch, {1: 0.3}, 20, [0.0])) == {1} and calls == [1]
