@@ -205,6 +205,13 @@ def register(subparsers: Any) -> None:
     a.add_argument(
         "--val-scenes", type=int, default=60, help="validation table scenes (default 60)"
     )
+    a.add_argument(
+        "--small-share",
+        type=float,
+        default=0.0,
+        help="share of training crops with the cards drawn small, 40-70 px wide, where suits "
+        "are hardest to tell (default 0: the recipe's whole range of widths only)",
+    )
     a.add_argument("--seed", type=int, default=0, help="data seed offset (default 0)")
     a.add_argument("--threads", type=int, default=2, help="torch and data workers (default 2)")
     a.add_argument("--work", help="data and checkpoint folder (default: beside the output)")
@@ -507,6 +514,8 @@ def _adapt(args: argparse.Namespace) -> int:
             raise ValueError(f"--{flag.replace('_', '-')} must be at least 1")
     if not args.minutes > 0:
         raise ValueError("--minutes must be positive")
+    if not 0.0 <= args.small_share <= 1.0:
+        raise ValueError(f"--small-share must be between 0 and 1 (got {args.small_share})")
     sizes = AdaptSizes(
         corners=args.corners,
         scenes=args.scenes,
@@ -515,6 +524,7 @@ def _adapt(args: argparse.Namespace) -> int:
         seed=args.seed,
         threads=args.threads,
         workers=args.threads,
+        small_share=args.small_share,
     )
     res = adapt(args.deck_dir, out, base=args.base, sizes=sizes, work=args.work)
     print(

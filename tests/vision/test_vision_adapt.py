@@ -190,6 +190,15 @@ def test_cli_bad_input_and_missing_torch(tmp_path: Path) -> None:
     )
     assert r.returncode == 2 and "no face for HR" in r.stderr, r.stderr
     cv2.imwrite(str(deck / "HR.png"), _cv_face("HR"))
+    r = subprocess.run(
+        [*run, str(deck), "--out", str(tmp_path / "x.onnx"), "--small-share", "1.5"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    assert r.returncode == 2 and "--small-share must be between 0 and 1" in r.stderr, r.stderr
+    assert not (tmp_path / "x.onnx").exists()
     no_torch = (
         "import sys; sys.modules['torch'] = None; from kiosk.cli import main; "
         f"sys.exit(main(['vision', 'adapt', {str(deck)!r}, '--out', {str(tmp_path / 'x.onnx')!r}]))"
@@ -253,3 +262,31 @@ def test_thread_chooser_keeps_the_faster_count_by_timing_the_steps() -> None:
     calls.clear()
     ch = ad.ThreadChooser(1, 1, calls.append, steps=5)
     assert set(_drive(ch, {1: 0.3}, 20, [0.0])) == {1} and calls == [1]
+
+
+def test_small_cards_get_their_share_of_the_training_crops(tmp_path: Path) -> None:
+    from vision.synth.decks import load_deck
+    from vision.synth.scenes import CARD_W_RANGE, render_scene
+
+    seeds = range(7_000_000, 7_000_400)
+    assert all(ad._widths(s, 0.0) is None for s in seeds)
+    assert all(ad._widths(s, 1.0) == ad.SMALL_WIDTHS for s in seeds)
+    picks = [ad._widths(s, 0.5) for s in seeds]
+    assert 160 <= sum(p is not None for p in picks) <= 240  # about half, not all or none
+    assert picks == [ad._widths(s, 0.5) for s in seeds]  # the seed's own choice, every time
+
+    # the renderer's draws are the recipe's as before when no range is given
+    deck = load_deck(_deck(tmp_path / "tiny"))
+    a, b = render_scene([deck], 11, 256), render_scene([deck], 11, 256, CARD_W_RANGE)
+    assert np.array_equal(a.image, b.image)
+
+    # a small range draws small cards: their corner boxes are smaller than at the large end
+    def box_side(widths: tuple[float, float]) -> float:
+        sides = [
+            max(c.box[2] - c.box[0], c.box[3] - c.box[1])
+            for s in range(12)
+            for c in render_scene([deck], s, 256, widths).corners
+        ]
+        return float(np.median(sides))
+
+    assert box_side(ad.SMALL_WIDTHS) < 0.6 * box_side((120.0, 170.0))

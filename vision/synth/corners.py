@@ -45,16 +45,22 @@ def _any(deck: Deck, rng: np.random.Generator) -> str:
 
 
 def corner_sample(
-    decks: list[Deck], seed: int, expand: float = CROP_EXPAND
+    decks: list[Deck],
+    seed: int,
+    expand: float = CROP_EXPAND,
+    widths: tuple[float, float] | None = None,
 ) -> tuple[np.ndarray, int]:
+    """One corner mini-scene and its class; ``widths``: the range of the card's width (px),
+    drawn log-uniform (default ``CARD_W_RANGE``, the draws as before ``widths`` was added)."""
     rng = np.random.default_rng(seed)
+    lo, hi = widths or CARD_W_RANGE
     deck = decks[int(rng.integers(len(decks)))]
     label = NONE_CLASS if rng.random() < 0.12 else int(rng.integers(len(CARD_NAMES)))
     name = CARD_NAMES[label] if label < NONE_CLASS else CARD_NAMES[int(rng.integers(54))]
     if name not in deck.cards:  # a design without jokers (KDE decks): one of its own cards
         name = deck.cards[int(rng.integers(len(deck.cards)))]
         label = CARD_NAMES.index(name) if label < NONE_CLASS else label
-    card_w = float(np.exp(rng.uniform(math.log(CARD_W_RANGE[0]), math.log(CARD_W_RANGE[1]))))
+    card_w = float(np.exp(rng.uniform(math.log(lo), math.log(hi))))
     src = deck.image(name)
     sh, sw = src.shape[:2]
     pre = max(1.0, sw / (card_w * 1.5))
