@@ -98,8 +98,8 @@ class AdaptSizes:
     #: 73 steps in the 20 minutes, less than one pass over the crops)
     min_steps: int = 600
     #: the share of training crops drawn with the cards small (``SMALL_WIDTHS``), the rest over
-    #: the recipe's whole range of card widths (:func:`_widths`); 0 by default, as measured
-    #: once it neither helped nor hurt clearly (bench/RESULTS.md, 2026-12-07 18:14-19:45 UTC)
+    #: the recipe's whole range of card widths (:func:`_widths`); 0 by default: measured, it
+    #: moved naming less than one run differs from the next (bench/RESULTS.md, 2026-12-07)
     small_share: float = 0.0
     batch: int = 64
     lr: float = 0.001
@@ -251,11 +251,11 @@ def _widths(seed: int, small_share: float) -> tuple[float, float] | None:
     rest, since a 2304x1296 camera's crops are cut from cards ~83 px wide. The choice is the
     seed's own (a second generator), so the crops do not depend on how the chunks fall.
 
-    Measured once (same faces, never-used games 49305-49320 at 1280x720): share 0.5 with 2,878
-    steps named 0.9930 of the corners (1 suit error), share 0 with 7,059 steps 0.9923 (7), the
-    same plays; on the small mini-scenes above 0.8738 against 0.8927. Not a controlled pair
-    (the step counts differ), so the default stays 0 and ``--small-share`` is there to measure
-    it further."""
+    Measured (same faces; bench/RESULTS.md, 2026-12-07): a controlled pair, side by side with
+    equal steps (2,218 and 2,237), named never-used games 49325-49340 at 1280x720 0.9964 with
+    share 0.5 against 0.9953 with 0 (suit errors 6 against 11). But a share-0 run of 7,059
+    steps named the same games 0.9933: one run differs from the next by more than the share
+    moves it. So the default stays 0, and ``--small-share`` is there to measure it further."""
     if small_share <= 0.0:
         return None
     return SMALL_WIDTHS if np.random.default_rng([seed, 77]).random() < small_share else None
