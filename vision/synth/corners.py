@@ -17,7 +17,7 @@ import numpy as np
 
 from vision.crops import CROP_EXPAND, crop_square
 from vision.synth.decks import CARD_NAMES, Deck
-from vision.synth.scenes import CARD_W_RANGE, _degrade, texture
+from vision.synth.scenes import _degrade, card_width, texture
 
 NONE_CLASS = len(CARD_NAMES)
 
@@ -53,14 +53,13 @@ def corner_sample(
     """One corner mini-scene and its class; ``widths``: the range of the card's width (px),
     drawn log-uniform (default ``CARD_W_RANGE``, the draws as before ``widths`` was added)."""
     rng = np.random.default_rng(seed)
-    lo, hi = widths or CARD_W_RANGE
     deck = decks[int(rng.integers(len(decks)))]
     label = NONE_CLASS if rng.random() < 0.12 else int(rng.integers(len(CARD_NAMES)))
     name = CARD_NAMES[label] if label < NONE_CLASS else CARD_NAMES[int(rng.integers(54))]
     if name not in deck.cards:  # a design without jokers (KDE decks): one of its own cards
         name = deck.cards[int(rng.integers(len(deck.cards)))]
         label = CARD_NAMES.index(name) if label < NONE_CLASS else label
-    card_w = float(np.exp(rng.uniform(math.log(lo), math.log(hi))))
+    card_w = card_width(rng, widths)
     src = deck.image(name)
     sh, sw = src.shape[:2]
     pre = max(1.0, sw / (card_w * 1.5))

@@ -216,19 +216,25 @@ def _hand_blob(rng: np.random.Generator, size: int, card_w: float) -> tuple[np.n
     return mask, skin
 
 
+def card_width(rng: np.random.Generator, widths: tuple[float, float] | None = None) -> float:
+    """A card's width (px) drawn log-uniform over ``widths`` (default ``CARD_W_RANGE``): one
+    draw of ``rng``, as scenes and corner mini-scenes have always drawn it."""
+    lo, hi = widths or CARD_W_RANGE
+    return float(np.exp(rng.uniform(math.log(lo), math.log(hi))))
+
+
 def render_scene(
     decks: list[Deck], seed: int, size: int = 416, widths: tuple[float, float] | None = None
 ) -> Scene:
     """One table scene; ``widths``: the range of the cards' width (px), drawn log-uniform
     (default ``CARD_W_RANGE``: a seed gives the same scene as before ``widths`` was added)."""
     rng = np.random.default_rng(seed)
-    lo, hi = widths or CARD_W_RANGE
     # the plane is a bit larger than the view; the camera homography picks a quad in it
     pad = int(size * 0.12)
     ps = size + 2 * pad
     plane = texture(rng, ps, ps).astype(np.float32)
     owner = np.full((ps, ps), -1, np.int32)
-    card_w = float(np.exp(rng.uniform(math.log(lo), math.log(hi))))
+    card_w = card_width(rng, widths)
     placed = _layout(rng, decks, size, card_w)
 
     index_polys: list[list[np.ndarray]] = []
