@@ -264,3 +264,29 @@ def test_paris_filmed_at_the_cameras_full_size_enrols(
         faces += [f"--{flag}", str(path)]
     assert main(faces) == 0
     assert json.loads(capsys.readouterr().out)["cards"] == 54
+
+
+def test_the_enrolment_folder_holds_whole_files_only(
+    frames: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``render_enrolment`` writes each file under a name of its own run and renames it into
+    place, so a reader (or a second run filming the same folder) never finds one half-written;
+    a shot it cannot write is named, and no part-written file is left behind."""
+    folder = frames["S"].parent
+    want = {f"enrol-{k}.png" for k in "SHCDJ"}
+    want |= {"enrol.mp4", "enrol.mp4.oracle.jsonl.gz", "enrol.mp4.truth.jsonl"}
+    assert {p.name for p in folder.iterdir()} == want
+    from vision.synth import video
+
+    real = cv2.imwrite
+
+    def full_disk(path: str, image: np.ndarray) -> bool:
+        if "enrol-C" in path:
+            return False
+        return real(path, image)
+
+    monkeypatch.setattr(video.cv2, "imwrite", full_disk)
+    out = tmp_path / "again"
+    with pytest.raises(OSError, match=r"enrol-C\.png: cannot write the clubs shot"):
+        video.render_enrolment(out, seed=21, deck="tigullio", decks_dir=folder.parent / "decks")
+    assert {p.name for p in out.iterdir()} == {"enrol-S.png", "enrol-H.png"}

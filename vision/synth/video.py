@@ -50,6 +50,7 @@ import gzip
 import json
 import math
 import os
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -717,28 +718,45 @@ def render_enrolment(
         script.append(Observation(t + 1.0, "trick_cleared"))
         t += 3.0
     video = out_dir / ("enrol-courts.mp4" if courts else "enrol.mp4")
-    info = render_game(
-        load_profile("standard"),  # not played: the script is filmed
-        seed=seed,
-        deals=1,
-        out=video,
-        deck=deck,
-        decks_dir=decks_dir,
-        size=size,
-        script=script,
-    )
-    cap = cv2.VideoCapture(str(video))
+    # every file is written under a name of this run's own and then renamed into place: a
+    # reader (or a second run filming the same folder) never finds one half-written (two bench
+    # reads filming one enrolment side by side failed on a half-written PNG, 2026-12-07)
+    run = f".{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    part = video.with_name(video.stem + run + video.suffix)
     shots: list[tuple[Path, str]] = []
     try:
-        for kind, k in zip(kinds, last, strict=True):
-            when = info.observations[k].t + 0.3
-            cap.set(cv2.CAP_PROP_POS_FRAMES, int(round(when * info.fps)))
-            ok, frame = cap.read()
-            if not ok:
-                raise OSError(f"{video}: cannot read back the {SHOT_KINDS.get(kind, kind)} shot")
-            png = out_dir / f"enrol-{kind}.png"
-            cv2.imwrite(str(png), frame)
-            shots.append((png, kind))
+        info = render_game(
+            load_profile("standard"),  # not played: the script is filmed
+            seed=seed,
+            deals=1,
+            out=part,
+            deck=deck,
+            decks_dir=decks_dir,
+            size=size,
+            script=script,
+        )
+        cap = cv2.VideoCapture(str(part))
+        try:
+            for kind, k in zip(kinds, last, strict=True):
+                when = info.observations[k].t + 0.3
+                cap.set(cv2.CAP_PROP_POS_FRAMES, int(round(when * info.fps)))
+                ok, frame = cap.read()
+                shot = SHOT_KINDS.get(kind, kind)
+                if not ok:
+                    raise OSError(f"{video}: cannot read back the {shot} shot")
+                png = out_dir / f"enrol-{kind}.png"
+                tmp = png.with_name(png.stem + run + png.suffix)
+                if not cv2.imwrite(str(tmp), frame):
+                    raise OSError(f"{png}: cannot write the {shot} shot")
+                os.replace(tmp, png)
+                shots.append((png, kind))
+        finally:
+            cap.release()
+        for side in (".oracle.jsonl.gz", ".truth.jsonl"):  # render_game's files beside it
+            if Path(f"{part}{side}").exists():
+                os.replace(f"{part}{side}", f"{video}{side}")
+        os.replace(part, video)
     finally:
-        cap.release()
+        for leftover in out_dir.glob(f"*{run}*"):
+            leftover.unlink(missing_ok=True)
     return shots
