@@ -1519,6 +1519,7 @@ class Tracker:
             added = tuple(k for k in both if k != MAYBE)
             removed = tuple(k for k in _counter_tuple(old - cand) if k != MAYBE)
             second, near = self._copies_held(r, old, cand, counts[r], where[r], added)
+            anew = self._read_anew(r, removed, added, where[r], second)
             self._at[r] = {}
             self._settled(r, where[r])
             if not added and not removed:
@@ -1557,11 +1558,29 @@ class Tracker:
                     if m.region == r and m.alts and m.alts[0][0] not in old
                 ]
             contents = tuple(k for k in key if k != MAYBE)
-            changes.append(Change(t, r, added, removed, contents, tuple(doubts), self._touched[r]))
             if not contents:
                 faded.clear()
             elif removed and (not self._touched[r] or r in SEATS):
                 faded.update(removed)
+            if anew:  # the cards read anew first, as a change of their own (``_read_anew``)
+                olds, news = Counter(o for o, _ in anew), Counter(n for _, n in anew)
+                own, mine, rest = Counter(news), [], []
+                for d in doubts:
+                    if d[0] != MAYBE and own[d[0]] > 0:
+                        own[d[0]] -= 1
+                        mine.append(d)
+                    else:
+                        rest.append(d)
+                changes.append(
+                    Change(t, r, _counter_tuple(news), _counter_tuple(olds), contents, tuple(mine))
+                )
+                added = _counter_tuple(Counter(added) - news)
+                removed = _counter_tuple(Counter(removed) - olds)
+                doubts = rest
+            if added or removed:
+                changes.append(
+                    Change(t, r, added, removed, contents, tuple(doubts), self._touched[r])
+                )
             self._touched[r] = False
         self._glimpse(t, [r for r in regions if region_zone(r) not in busy_set])
         return changes
@@ -1620,6 +1639,49 @@ class Tracker:
             elif any(not _away(p, new_at, far_mm) for p in where.get(label, ())):
                 near.append(label)
         return tuple(second), tuple(near)
+
+    def _read_anew(
+        self,
+        r: str,
+        removed: Sequence[str],
+        added: Sequence[str],
+        where: Mapping[str, list[tuple[float, float]]],
+        second: Sequence[str],
+    ) -> tuple[tuple[str, str], ...]:
+        """Cards of a hand's change of seat zone ``r`` that are cards lying there read anew,
+        not cards the seat played: a removed label and an added one of the same rank (no
+        joker), the added one seen within ``same_mm`` of a place where the removed one lay in
+        the zone's settled looks since its last change (``_at``), paired one for one as
+        ``(earlier, new)``. A card does not move by itself, and a card of the seat's new play
+        laid with its index on the very spot of an earlier card's index would have to cover it
+        exactly. Guyenne-classic 49288 (2304x1296 enrolment, read at 1280x720, 2026-12-07): N's
+        own earlier D3 S3, still in its zone, were read H3 C3 as N laid DA SJ beside them, and
+        the play counted four cards. General: any design whose suits within a colour the
+        classifier confuses, at any seat's play over its own earlier cards. The split keeps
+        ``_relabel``'s rule (same rank, other suit): the referee takes the new reading where it
+        fits the table better (a ``played`` with ``was``). Call before ``_at[r]`` is reset."""
+        if r not in SEATS or not self._touched[r] or not removed or not added:
+            return ()
+        at, pairs = self._at[r], []
+        news = [a for a in added if a != MAYBE and a not in second and a not in ("SB", "HR")]
+        for old in removed:
+            if old in (MAYBE, "SB", "HR") or old in second:
+                continue
+            places = at.get(old, ())
+            new = next(
+                (
+                    n
+                    for n in news
+                    if n[1:] == old[1:]
+                    and n != old
+                    and any(not _away(p, places, self.same_mm) for p in where.get(n, ()))
+                ),
+                None,
+            )
+            if new is not None:
+                news.remove(new)
+                pairs.append((old, new))
+        return tuple(pairs)
 
     def _glimpse(self, t: float, looked: Sequence[str]) -> None:
         """Jokers seen by one weak corner in a seat's play zone (no card: a ghost joker in a

@@ -405,19 +405,25 @@ def test_a_card_read_back_after_a_reading_with_no_hand_near_may_be_no_card() -> 
     a second D7 come): no play. When E laid S9 D9 over them, the H7 was read again and counted
     as added: H7 S9 D9, not a combo. A card that left its region with no hand near while other
     cards stayed, seen there again, gets "no card" among its runner-ups at ``FADED_COST``, so the
-    referee may drop it; the region emptied (a trick cleared), it is forgotten."""
+    referee may drop it; the region emptied (a trick cleared), it is forgotten. Read back on
+    the very spot where the second D7 was read, it is that card read anew (``_read_anew``):
+    a change of its own, and the play is S9 D9; here the new play nudged it 15 mm."""
     from vision.track import FADED_COST
 
-    tr = Tracker(calibration())
     x, y = S_PLAY
     h7, d7 = ("H7", x, y, 0.0), ("D7", x + 40, y, 0.0)
-    first = feed(tr, [detections([h7, d7])] * 2)
-    assert [c.added for c in first] == [("D7", "H7")]
-    again = feed(tr, [detections([("D7", x, y, 0.0), d7])] * 2, t0=1.0)
-    assert [(c.added, c.removed, c.touched) for c in again] == [(("D7",), ("H7",), False)]
-    tr.touch({"S"})  # E's hand lays S9 D9
     nines = [("S9", x, y - 60, 0.0), ("D9", x + 40, y - 60, 0.0)]
-    play = feed(tr, [detections([h7, d7, *nines])] * 2, t0=2.0)
+    for nudged in (False, True):
+        tr = Tracker(calibration())
+        first = feed(tr, [detections([h7, d7])] * 2)
+        assert [c.added for c in first] == [("D7", "H7")]
+        again = feed(tr, [detections([("D7", x, y, 0.0), d7])] * 2, t0=1.0)
+        assert [(c.added, c.removed, c.touched) for c in again] == [(("D7",), ("H7",), False)]
+        tr.touch({"S"})  # E's hand lays S9 D9
+        back = ("H7", x + 12, y - 9, 0.0) if nudged else h7
+        play = feed(tr, [detections([back, d7, *nines])] * 2, t0=2.0)
+        if not nudged:
+            assert [(c.added, c.removed) for c in play] == [(("H7",), ("D7",)), (("D9", "S9"), ())]
     assert [(c.added, c.removed, c.touched) for c in play] == [(("D9", "H7", "S9"), ("D7",), True)]
     assert dict(play[0].doubts)["H7"] == (("none", FADED_COST),)
     assert "D9" not in dict(play[0].doubts) and "S9" not in dict(play[0].doubts)
@@ -507,7 +513,8 @@ def test_a_card_found_soon_after_a_play_with_no_hand_near_amends_that_play() -> 
 def test_cards_read_anew_in_another_suit_are_no_play() -> None:
     """A zone change that only reads its cards in other suits (the same ranks, one for one) is
     no play, touched or not: a ``played`` with ``was`` (the earlier readings) for the referee.
-    With any other card added or taken away it is what it was before."""
+    With another card added, the card read anew on its own spot is still no card of the play
+    (``Tracker._read_anew``); read anew elsewhere, it is what it was before."""
     tr = Tracker(calibration())
     it = Interpreter()
     first = feed(tr, [detections([("S3", *S_PLAY, 0.0), ("C9", 450.0, 640.0, 0.0)])] * 2)
@@ -518,7 +525,7 @@ def test_cards_read_anew_in_another_suit_are_no_play() -> None:
     (obs,) = it.changes(again[0].t, again)
     assert (obs.type, obs.seat, [str(c) for c in obs.cards]) == ("played", "S", ["C3"])
     assert obs.extra == {"was": ["S3"]} and it.relabels == again and it.rereads == []
-    # a new card beside the one read anew: a play, as before
+    # a new card beside the one read anew on its spot: the re-reading, then a play of the new
     tr.touch(["S"])
     more = feed(
         tr,
@@ -526,9 +533,34 @@ def test_cards_read_anew_in_another_suit_are_no_play() -> None:
         * 3,
         t0=9.0,
     )
-    (play,) = it.changes(more[0].t, more)
-    assert play.type == "played" and sorted(str(c) for c in play.cards) == ["HK", "S3"]
+    anew, play = it.changes(more[0].t, more)
+    assert (anew.type, [str(c) for c in anew.cards], anew.extra) == (
+        "played",
+        ["S3"],
+        {"was": ["C3"]},
+    )
+    assert play.type == "played" and [str(c) for c in play.cards] == ["HK"]
     assert "was" not in play.extra
+    # the same rank read 40 mm from where the earlier card lay: a card of the play, as before
+    tr.touch(["S"])
+    moved = (S_PLAY[0] + 40.0, S_PLAY[1])
+    off = feed(
+        tr,
+        [
+            detections(
+                [
+                    ("C3", *moved, 0.0),
+                    ("C9", 450.0, 640.0, 0.0),
+                    ("HK", 450.0, 760.0, 0.0),
+                    ("D5", 520.0, 760.0, 0.0),
+                ]
+            )
+        ]
+        * 3,
+        t0=13.0,
+    )
+    (play,) = it.changes(off[0].t, off)
+    assert sorted(str(c) for c in play.cards) == ["C3", "D5"] and "was" not in play.extra
 
 
 def test_a_faint_corner_in_a_fans_row_may_be_a_card_of_the_play() -> None:
@@ -1383,6 +1415,40 @@ def test_a_play_holding_the_second_copy_of_a_card_lying_covered_adds_it() -> Non
     ch = feed(tr, [old + detections(second, hide=fan_hidden(0, 3))] * 3, t0=2.0)
     assert [(c.added, c.removed) for c in ch] == [(("D8", "D9", "DT"), ("D8",))]
     assert tr.contents()["S"] == ("D8", "D9", "DT", "S3", "S4")
+
+
+def test_a_seats_own_cards_read_anew_in_a_play_over_them_are_no_cards_of_it() -> None:
+    """A hand lays a new play beside the seat's earlier cards, and those are read anew in other
+    suits on the very spot they lay (guyenne-classic 49288: N's D3 S3 read H3 C3 as N laid DA
+    SJ; the play counted four cards). The change is split: first the cards read anew (same
+    ranks, one for one: the Interpreter's re-reading, a ``played`` with ``was``), then the
+    play of the rest. A card of the same rank laid elsewhere is a card of the play."""
+    first = fan(["D3", "S3", "H4"], 330.0, 700.0)
+    for split in (True, False):
+        tr = Tracker(calibration())
+        feed(tr, [detections(first, hide=fan_hidden(0, 3))] * 3)
+        feed(tr, [[]] * 2, t0=1.0, busy={"S"})
+        if split:  # read anew where they lie
+            old = fan(["H3", "C3", "H4"], 330.0, 700.0)
+        else:  # a new H3 C3 laid far off, the old ones covered
+            old = [("H4", 347.0, 700.0, 0.0)]
+        play = fan(["DA", "SJ"] + ([] if split else ["H3", "C3"]), 560.0, 700.0)
+        seen = detections(old, hide=fan_hidden(0, len(old))) + detections(
+            play, hide=fan_hidden(0, len(play))
+        )
+        ch = feed(tr, [seen] * 3, t0=2.0)
+        if split:
+            assert [(c.added, c.removed) for c in ch] == [
+                (("C3", "H3"), ("D3", "S3")),
+                (("DA", "SJ"), ()),
+            ]
+            obs = Interpreter().changes(2.0, ch)
+            assert [(o.type, [str(c) for c in o.cards], o.extra) for o in obs] == [
+                ("played", ["H3", "C3"], {"was": ["D3", "S3"]}),
+                ("played", ["SJ", "DA"], {}),
+            ]
+        else:
+            assert [(c.added, c.removed) for c in ch] == [(("C3", "DA", "H3", "SJ"), ("D3", "S3"))]
 
 
 def test_a_card_seen_by_one_corner_after_both_is_no_second_copy() -> None:
