@@ -207,6 +207,13 @@ def main() -> int:
         "its deck picked with --decks), alone: right_adapted",
     )
     ap.add_argument(
+        "--crop-scales",
+        metavar="F,F",
+        help="the adapted reader's crop scales, log-probabilities averaged (vision/detector.py "
+        "crop_scales; default the pipeline's 1.0): a trial of reading each corner at more "
+        "than one crop size",
+    )
+    ap.add_argument(
         "--detect",
         action="store_true",
         help="also run the corner stage on each frame: found, kept and kept_right",
@@ -239,6 +246,8 @@ def main() -> int:
                 from vision.adapt import deck_reader
 
                 adapted = resolve_detector("model", video, deck_reader(args.adapted))
+                if args.crop_scales:
+                    adapted.crop_scales = tuple(float(f) for f in args.crop_scales.split(","))
             row = read_game(video, plain, enrolled, args.every, deck, adapted, args.detect)
             print(json.dumps({"figure": "game", "seed": seed, "deck": deck, **row}), flush=True)
             t = totals.setdefault(deck, Counter())

@@ -1657,8 +1657,10 @@ class Tracker:
         ``(earlier, new)``. A card does not move by itself, and a card of the seat's new play
         laid with its index on the very spot of an earlier card's index would have to cover it
         exactly. Guyenne-classic 49288 (2304x1296 enrolment, read at 1280x720, 2026-12-07): N's
-        own earlier D3 S3, still in its zone, were read H3 C3 as N laid DA SJ beside them, and
-        the play counted four cards. General: any design whose suits within a colour the
+        own earlier D3 D4 S3, still in its zone, were read C3 H4 H3 as N laid DA SJ beside
+        them, and the play counted five cards (C3 DA H3 H4 SJ; read again with this split, on
+        the same detections: DA SJ and a re-reading, the game 49/49 plays against 48/49).
+        General: any design whose suits within a colour the
         classifier confuses, at any seat's play over its own earlier cards. The split keeps
         ``_relabel``'s rule (same rank, other suit): the referee takes the new reading where it
         fits the table better (a ``played`` with ``was``). Call before ``_at[r]`` is reset."""

@@ -1419,8 +1419,8 @@ def test_a_play_holding_the_second_copy_of_a_card_lying_covered_adds_it() -> Non
 
 def test_a_seats_own_cards_read_anew_in_a_play_over_them_are_no_cards_of_it() -> None:
     """A hand lays a new play beside the seat's earlier cards, and those are read anew in other
-    suits on the very spot they lay (guyenne-classic 49288: N's D3 S3 read H3 C3 as N laid DA
-    SJ; the play counted four cards). The change is split: first the cards read anew (same
+    suits on the very spot they lay (guyenne-classic 49288: N's D3 D4 S3 read C3 H4 H3 as N
+    laid DA SJ; the play counted five cards). The change is split: first the cards read anew (same
     ranks, one for one: the Interpreter's re-reading, a ``played`` with ``was``), then the
     play of the rest. A card of the same rank laid elsewhere is a card of the play."""
     first = fan(["D3", "S3", "H4"], 330.0, 700.0)
