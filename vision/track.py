@@ -91,10 +91,11 @@ suits (the same ranks, one for one, nothing else added or taken away) is no play
 passed and the cards were seen anew, so it goes to the referee as a ``played`` with ``was``
 (the earlier readings; :attr:`Interpreter.relabels`), who takes the new reading where it fits
 the table better. A hand's change that adds other cards too is split so where the card of the
-same rank is seen on the very spot (``same_mm``) the earlier one lay: the re-reading first, then
-the play of the rest (``Tracker._read_anew``). Untouched, such a change is a label flickering on the same pixels, which
-tells nothing the first reading did not (on the bench games all three were wrong: 9409's SK
-read CK, 9802's S2 read C2, 9807's C2 read S2), and stays a reading of the zone.
+same rank is seen on the very spot (``same_mm``) the earlier one lay: the re-reading first,
+then the play of the rest (``Tracker._read_anew``). Untouched, such a change is a label
+flickering on the same pixels, which tells nothing the first reading did not (on the bench
+games all three were wrong: 9409's SK read CK, 9802's S2 read C2, 9807's C2 read S2), and stays
+a reading of the zone.
 
 Regions (derived from the calibration's zones):
 
