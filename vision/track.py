@@ -90,8 +90,8 @@ play stays legal). A touched change of a play zone that only reads cards lying t
 suits (the same ranks, one for one, nothing else added or taken away) is no play either: a hand
 passed and the cards were seen anew, so it goes to the referee as a ``played`` with ``was``
 (the earlier readings; :attr:`Interpreter.relabels`), who takes the new reading where it fits
-the table better. A hand's change that adds other cards too is split so where the card of the
-same rank is seen on the very spot (``same_mm``) the earlier one lay: the re-reading first,
+the table better. A hand's change that adds other cards too is split where a card of the same
+rank is seen on the very spot (``same_mm``) where the earlier one lay: the re-reading first,
 then the play of the rest (``Tracker._read_anew``). Untouched, such a change is a label
 flickering on the same pixels, which tells nothing the first reading did not (on the bench
 games all three were wrong: 9409's SK read CK, 9802's S2 read C2, 9807's C2 read S2), and stays
@@ -1661,10 +1661,11 @@ class Tracker:
         own earlier D3 D4 S3, still in its zone, were read C3 H4 H3 as N laid DA SJ beside
         them, and the play counted five cards (C3 DA H3 H4 SJ; read again with this split, on
         the same detections: DA SJ and a re-reading, the game 49/49 plays against 48/49).
-        General: any design whose suits within a colour the
-        classifier confuses, at any seat's play over its own earlier cards. The split keeps
-        ``_relabel``'s rule (same rank, other suit): the referee takes the new reading where it
-        fits the table better (a ``played`` with ``was``). Call before ``_at[r]`` is reset."""
+        General: any design whose suits within a colour the classifier confuses, at any seat's
+        play beside its own earlier cards. The split keeps ``_relabel``'s rule (same rank,
+        other suit): the referee takes the new reading where it fits the table better (a
+        ``played`` with ``was``). A card read anew as another rank is still counted as new.
+        Call before ``_at[r]`` is reset."""
         if r not in SEATS or not self._touched[r] or not removed or not added:
             return ()
         at, pairs = self._at[r], []
