@@ -1669,17 +1669,16 @@ class Tracker:
         if r not in SEATS or not self._touched[r] or not removed or not added:
             return ()
         at, pairs = self._at[r], []
-        news = [a for a in added if a != MAYBE and a not in second and a not in ("SB", "HR")]
+        news = [a for a in added if a != MAYBE and a not in second]
         for old in removed:
-            if old in (MAYBE, "SB", "HR") or old in second:
+            if old == MAYBE or old in second:
                 continue
             places = at.get(old, ())
             new = next(
                 (
                     n
                     for n in news
-                    if n[1:] == old[1:]
-                    and n != old
+                    if _read_as(old, n)
                     and any(not _away(p, places, self.same_mm) for p in where.get(n, ()))
                 ),
                 None,
@@ -1769,6 +1768,12 @@ def _cards(labels: Iterable[str]) -> tuple[Card, ...]:
     return tuple(sort_cards([parse_card(x) for x in labels]))
 
 
+def _read_as(old: str, new: str) -> bool:
+    """Whether card ``old`` read anew may have come out as ``new``: the same rank in another
+    suit, no joker (what a ``played`` with ``was`` stands for)."""
+    return old[1:] == new[1:] and old != new and old not in ("SB", "HR")
+
+
 def _relabel(ch: Change) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """A change of a zone that still holds cards, whose added cards are its removed cards'
     ranks in other suits, one for one (no joker, nothing else): the earlier and the new
@@ -1777,7 +1782,7 @@ def _relabel(ch: Change) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         return None
     old = sorted(ch.removed, key=lambda c: (c[1:], c))
     new = sorted(ch.added, key=lambda c: (c[1:], c))
-    if any(a[1:] != b[1:] or a == b or a in ("SB", "HR") for a, b in zip(old, new, strict=True)):
+    if not all(_read_as(a, b) for a, b in zip(old, new, strict=True)):
         return None
     if MAYBE in old or MAYBE in new:
         return None

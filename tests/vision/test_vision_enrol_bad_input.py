@@ -274,7 +274,8 @@ def test_the_enrolment_folder_holds_whole_files_only(
     a shot it cannot write is named, and no part-written file is left behind."""
     folder = frames["S"].parent
     want = {f"enrol-{k}.png" for k in "SHCDJ"}
-    want |= {"enrol.mp4", "enrol.mp4.oracle.jsonl.gz", "enrol.mp4.truth.jsonl"}
+    want |= {"enrol.mp4"} | {f"enrol.mp4.{x}" for x in ("oracle.jsonl.gz", "truth.jsonl")}
+    want |= {"enrol.mp4.calibration.json"}  # every file render_game writes beside the video
     assert {p.name for p in folder.iterdir()} == want
     from vision.synth import video
 

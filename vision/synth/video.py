@@ -752,10 +752,8 @@ def render_enrolment(
                 shots.append((png, kind))
         finally:
             cap.release()
-        for side in (".oracle.jsonl.gz", ".truth.jsonl"):  # render_game's files beside it
-            if Path(f"{part}{side}").exists():
-                os.replace(f"{part}{side}", f"{video}{side}")
-        os.replace(part, video)
+        for made in out_dir.glob(f"{part.name}*"):  # the video and render_game's files beside it
+            os.replace(made, out_dir / (video.name + made.name[len(part.name) :]))
     finally:
         for leftover in out_dir.glob(f"*{run}*"):
             leftover.unlink(missing_ok=True)
